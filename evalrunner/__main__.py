@@ -1,0 +1,5 @@
+"""python -m evalrunner"""
+
+from .cli import main
+
+main()

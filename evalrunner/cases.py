@@ -1,0 +1,156 @@
+"""Read case files: accepted call sequences, match mode, effect assertions, and the legacy form.
+
+A `.json` file holds one case or a list of them; a `.jsonl` file holds one case a line. Case files
+are data: nothing in them is ever executed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ._files import list_files, read_json_file
+from .model import MATCH_MODES, MISSING, Case, Effect, InputError, Step
+from .pointer import parse_pointer
+
+EFFECT_OPS = ("equals", "contains", "count", "absent")
+
+
+def load_cases(path: str | Path) -> dict[str, Case]:
+    """Every case under `path` (a directory of `*.json`/`*.jsonl` files, or one file), by id.
+
+    Raises InputError (naming the file, and the line for JSONL) for unreadable files, malformed
+    cases, an unknown match mode, or an id used twice.
+    """
+    cases: dict[str, Case] = {}
+    for file in list_files(path, (".json", ".jsonl"), what="cases", flag="--cases"):
+        for case in read_case_file(file):
+            if case.id in cases:
+                raise InputError(
+                    f"case id {case.id!r} is used twice: in {cases[case.id].source} and in "
+                    f"{case.source}; case ids must be unique across all case files"
+                )
+            cases[case.id] = case
+    return cases
+
+
+def read_case_file(file: Path) -> list[Case]:
+    if file.name.endswith(".jsonl"):
+        return list(_read_jsonl(file))
+    data = read_json_file(file, what="case")
+    if isinstance(data, list):
+        return [parse_case(item, f"{file} case #{i}") for i, item in enumerate(data)]
+    return [parse_case(data, str(file))]
+
+
+def _read_jsonl(file: Path):
+    try:
+        lines = file.read_bytes().splitlines()
+    except OSError as e:
+        raise InputError(f"{file}: cannot read this case file: {e.strerror or e}") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{file}:{number}"
+        try:
+            data = orjson.loads(line)
+        except orjson.JSONDecodeError as e:
+            raise InputError(f"{where}: this case line is not valid JSON ({e})") from None
+        yield parse_case(data, where)
+
+
+def parse_case(data: Any, where: str) -> Case:
+    """One case, in the `accept` form or the legacy `expected_tool`/`expected_args` form."""
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: a case must be a JSON object")
+    case_id = data.get("id")
+    if not isinstance(case_id, str) or not case_id:
+        raise InputError(f"{where}: the case has no 'id' (a non-empty string)")
+    source, where = where, f"{where} (case {case_id!r})"
+    if "accept" in data:
+        accept = _accept(data["accept"], where)
+        default_match = "exact"
+    elif "expected_tool" in data:
+        # Legacy form: one expected call, graded as the start of the run.
+        accept = (
+            (
+                _step(
+                    {"tool": data["expected_tool"], "args": data.get("expected_args", {})},
+                    where,
+                    "expected_tool",
+                ),
+            ),
+        )
+        default_match = "prefix"
+    else:
+        raise InputError(
+            f"{where}: the case has neither 'accept' (a list of call sequences) nor the legacy "
+            "'expected_tool'/'expected_args'"
+        )
+    match = data.get("match", default_match)
+    if match not in MATCH_MODES:
+        raise InputError(
+            f"{where}: unknown match mode {match!r}; use one of {', '.join(MATCH_MODES)}"
+        )
+    effects = data.get("effect", [])
+    if not isinstance(effects, list):
+        raise InputError(f"{where}: 'effect' must be a list of assertions")
+    inp = data.get("input", "")
+    return Case(
+        id=case_id,
+        accept=accept,
+        match=match,
+        effects=tuple(_effect(e, f"{where} effect #{i}") for i, e in enumerate(effects)),
+        input=inp if isinstance(inp, str) else orjson.dumps(inp).decode(),
+        source=source,
+    )
+
+
+def _accept(raw: Any, where: str) -> tuple[tuple[Step, ...], ...]:
+    if not isinstance(raw, list) or not raw:
+        raise InputError(f"{where}: 'accept' must be a non-empty list of call sequences")
+    sequences = []
+    for i, seq in enumerate(raw):
+        if not isinstance(seq, list):
+            raise InputError(f"{where}: accept[{i}] must be a list of calls ({{tool, args}})")
+        sequences.append(tuple(_step(s, where, f"accept[{i}][{j}]") for j, s in enumerate(seq)))
+    return tuple(sequences)
+
+
+def _step(raw: Any, where: str, at: str) -> Step:
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: {at} must be an object {{tool, args}}")
+    tool = raw.get("tool", raw.get("name"))
+    if not isinstance(tool, str) or not tool:
+        raise InputError(f"{where}: {at} has no tool name ('tool', a non-empty string)")
+    args = raw.get("args", raw.get("arguments", {}))
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise InputError(f"{where}: {at} 'args' must be an object, not {args!r}")
+    return Step(tool=tool, args=args)
+
+
+def _effect(raw: Any, where: str) -> Effect:
+    if not isinstance(raw, dict) or not isinstance(raw.get("at"), str):
+        raise InputError(f"{where}: an effect needs 'at', a JSON Pointer string like '/refunds'")
+    try:
+        tokens = parse_pointer(raw["at"])
+    except ValueError as e:
+        raise InputError(f"{where}: {e}") from None
+    ops = [op for op in EFFECT_OPS if op in raw]
+    if len(ops) != 1:
+        raise InputError(
+            f"{where}: an effect needs exactly one of {', '.join(EFFECT_OPS)} (found {ops or 'none'})"
+        )
+    op = ops[0]
+    value, where_obj = raw[op], raw.get("where", MISSING)
+    if op == "count" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise InputError(f"{where}: 'count' must be a whole number >= 0")
+    if op == "absent" and not isinstance(value, bool):
+        raise InputError(f"{where}: 'absent' must be true or false")
+    if where_obj is not MISSING and op != "count":
+        raise InputError(f"{where}: 'where' goes with 'count' only")
+    return Effect(at=raw["at"], op=op, value=value, where=where_obj, tokens=tokens)

@@ -1,0 +1,90 @@
+"""What the commands share: option types, the consoles, and turning input errors into exit 2."""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import IO, Annotated, Any
+
+import typer
+from rich.console import Console
+
+from ..model import InputError
+
+EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT = 0, 1, 2
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    jsonl = "jsonl"
+
+
+ToolsOpt = Annotated[Path, typer.Option("--tools", help="Directory (or file) of tool schemas.")]
+CasesOpt = Annotated[Path, typer.Option("--cases", help="Directory (or file) of cases.")]
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or jsonl.")]
+OutputOpt = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Write the output to FILE, not stdout.")
+]
+
+
+def stderr() -> Console:
+    """Diagnostics and progress: always standard error."""
+    return Console(stderr=True, highlight=False)
+
+
+def fail(message: str) -> typer.Exit:
+    """Print an input error to stderr; return the exit to raise (code 2)."""
+    stderr().print(f"[bold red]error:[/bold red] {message}", markup=True, highlight=False)
+    return typer.Exit(code=EXIT_INPUT)
+
+
+@contextmanager
+def input_errors():
+    """Unusable input ends the command with exit code 2 and a message that says what to fix."""
+    try:
+        yield
+    except InputError as e:
+        raise fail(str(e)) from None
+
+
+@contextmanager
+def output_stream(path: Path | None):
+    """The binary stream data goes to: FILE, or standard output."""
+    if path is None:
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    try:
+        with open(path, "wb") as f:
+            yield f
+    except OSError as e:
+        raise fail(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def data_console(stream: IO[bytes] | Any, *, to_file: bool) -> Console:
+    """A console for table output: the terminal's width, or 100 columns and no colour in a file."""
+    if to_file:
+        return Console(file=_TextOut(stream), width=100, color_system=None, highlight=False)
+    width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "80"))
+    return Console(highlight=False, width=width)
+
+
+class _TextOut:
+    """A text view of a binary stream, for rich."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(text.encode())
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False

@@ -1,0 +1,81 @@
+"""JSON values as evalrun compares them.
+
+JSON equality: objects compare without regard to key order, lists in order, numbers by value
+(`1 == 1.0`), and `true`, `false` and `null` are never numbers. Python's own `==` says
+`True == 1`, so it cannot be used on its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from .model import MISSING
+
+
+def json_eq(a: Any, b: Any) -> bool:
+    """JSON equality (see the module docstring)."""
+    ta, tb = type(a), type(b)
+    if ta is dict:
+        if tb is not dict or len(a) != len(b):
+            return False
+        for k, v in a.items():
+            if k not in b or not json_eq(v, b[k]):
+                return False
+        return True
+    if ta is list:
+        if tb is not list or len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            if not json_eq(x, y):
+                return False
+        return True
+    if ta is bool or tb is bool:
+        return ta is tb and a == b
+    if tb is dict or tb is list:
+        return False
+    return a == b
+
+
+def canon_key(v: Any) -> Any:
+    """A hashable, orderable key with `canon_key(a) == canon_key(b)` exactly when `json_eq(a, b)`.
+
+    It orders values of different JSON types by type first, so any list of JSON values sorts.
+    """
+    t = type(v)
+    if t is str:
+        return (3, v)
+    if t is int or t is float:
+        return (2, v)
+    if t is bool:
+        return (1, v)
+    if v is None:
+        return (0,)
+    if t is dict:
+        return (5, tuple(sorted([(k, canon_key(x)) for k, x in v.items()])))
+    if t is list:
+        return (4, tuple([canon_key(x) for x in v]))
+    return (6, type(v).__name__, repr(v))  # not JSON (a plugin's output): equal by repr
+
+
+def json_kind(value: Any) -> str:
+    """The JSON type of a value, with its article, for messages: "a list", "null"."""
+    if value is None:
+        return "null"
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
+
+
+def short_json(value: Any, limit: int = 40) -> str:
+    """A value as compact JSON for a message or a table cell, cut to `limit` characters."""
+    if value is MISSING:
+        return "(absent)"
+    text = orjson.dumps(value, default=repr).decode()
+    return text if len(text) <= limit else text[: limit - 1] + "…"

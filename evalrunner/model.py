@@ -1,0 +1,190 @@
+"""The data model: what evalrun reads (tools, cases, runs) as frozen dataclasses.
+
+Everything here is plain data. Readers build it (`tools.py`, `cases.py`, `traces.py`); the grading
+code (`compare.py`, `trajectory.py`, `score.py`) only reads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+
+class _Missing:
+    """The absence of a value: "no default declared" is not "the default is null"."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __reduce__(self) -> str:
+        return "MISSING"  # pickles as the module-level singleton (worker processes keep `is`)
+
+
+MISSING: Final[Any] = _Missing()
+
+
+class InputError(Exception):
+    """Unusable configuration or input. The message names the file and says what to fix.
+
+    The CLI turns it into exit code 2. A problem with a single trace line is never an InputError:
+    it becomes a `TraceError` record and the stream goes on.
+    """
+
+
+MatchMode = Literal["exact", "prefix", "contains", "unordered", "contains_unordered"]
+MATCH_MODES: Final = ("exact", "prefix", "contains", "unordered", "contains_unordered")
+
+ShapeClass = Literal["ordering", "encoding"]
+
+# Shapes of a false failure, in order of precedence for the primary shape.
+FALSE_FAILURE_SHAPES: Final = (
+    "alternate_path",
+    "errored_attempt",
+    "encoding",
+    "ordering",
+    "default",
+)
+# Shapes of a false pass, in order of precedence.
+FALSE_PASS_SHAPES: Final = ("redundant_call", "rejected_call", "effect_failed")
+VERDICTS: Final = ("pass", "fail", "false_failure", "false_pass")
+
+
+# ---------------------------------------------------------------------------------------- tools
+
+
+@dataclass(frozen=True, slots=True)
+class NormSpec:
+    """An `x-eval-norm` annotation: the rule's name and its options (`{"tz": "Europe/Berlin"}`)."""
+
+    name: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter schema, `$ref`s resolved, with the rule and default evalrun reads from it.
+
+    The root of a tool is a `Param` too: an object whose `properties` are the tool's parameters.
+    """
+
+    path: str
+    """Where the parameter sits in the arguments: `month`, `filters.status`, `flights[].date`."""
+    schema: Mapping[str, Any]
+    """The resolved schema node (with `anyOf [X, null]` and `allOf` merged in)."""
+    norm: NormSpec | None = None
+    default: Any = MISSING
+    properties: Mapping[str, Param] = field(default_factory=dict)
+    items: Param | None = None
+    types: tuple[str, ...] = ()
+    """JSON types the schema accepts (from `type`, or the branches of `anyOf`/`oneOf`)."""
+
+    def walk(self) -> Iterator[Param]:
+        """This parameter and every parameter below it, depth first, properties in name order."""
+        yield self
+        for name in sorted(self.properties):
+            yield from self.properties[name].walk()
+        if self.items is not None:
+            yield from self.items.walk()
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    params: Param
+    """The root parameter: an object whose properties are the tool's parameters."""
+    repeatable: bool = False
+    """`x-eval-repeatable`: repeating an equivalent call is not redundant (polling, say)."""
+    description: str = ""
+    format: str = "bare"
+    """Which format the tool was written in: openai_chat, openai_responses, anthropic, mcp, bare."""
+    source: str = ""
+    """The file (and position in it) the tool was read from."""
+
+    @property
+    def norm_params(self) -> tuple[Param, ...]:
+        """The parameters, at any depth, that declare an equivalence rule."""
+        return tuple(p for p in self.params.walk() if p.norm is not None)
+
+
+# ---------------------------------------------------------------------------------------- cases
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One expected call of an accepted sequence."""
+
+    tool: str
+    args: Mapping[str, Any]
+
+
+EffectOp = Literal["equals", "contains", "count", "absent"]
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """An assertion on the recorded world, addressed by a JSON Pointer (RFC 6901)."""
+
+    at: str
+    op: EffectOp
+    value: Any
+    """`equals`: the value; `contains`: the object (or value) looked for; `count`: N; `absent`: bool."""
+    where: Any = MISSING
+    """`count` only: the object elements must include to be counted."""
+    tokens: tuple[str, ...] = ()
+    """The pointer's reference tokens, unescaped."""
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    id: str
+    accept: tuple[tuple[Step, ...], ...]
+    """The acceptable call sequences; the first is canonical (what exact-match expects)."""
+    match: MatchMode = "exact"
+    effects: tuple[Effect, ...] = ()
+    input: str = ""
+    source: str = ""
+
+
+# ----------------------------------------------------------------------------------------- runs
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One recorded tool call."""
+
+    tool: str
+    args: Any
+    """The arguments as an object; when `malformed` is set, whatever was recorded instead."""
+    errored: bool = False
+    """The tool rejected the call (`error`, `is_error`, `isError`, or `status: "error"`)."""
+    malformed: str | None = None
+    """Why the arguments are unusable (not JSON, not an object); None when they are fine."""
+    result: Any = MISSING
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One recorded agent run: its calls and, when recorded, the world afterwards."""
+
+    run_id: str
+    case_id: str | None
+    calls: tuple[Call, ...]
+    world: Any = MISSING
+    """The state after the run; MISSING when none was recorded (effects are then unverified)."""
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    source: str = ""
+    """`file:line` of the record."""
+
+
+@dataclass(frozen=True, slots=True)
+class TraceError:
+    """A trace line that cannot be scored: counted as unscoreable, never dropped silently."""
+
+    source: str
+    error: str

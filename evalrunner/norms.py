@@ -1,0 +1,452 @@
+"""Normalizers: the equivalence rules a parameter declares with `x-eval-norm`.
+
+Each normalizer is a small pure function from a JSON value to a JSON value, idempotent, and of one
+class, `ordering` or `encoding`, which decides the shape of false failure it explains. A value it
+cannot read raises `NormError` (any `ValueError` counts): the engine then keeps the value as it is,
+so the comparison fails honestly, and records that the rule did not apply.
+
+The registry is a plain dict keyed by the name users write (`"month"`); third-party normalizers
+join it through the `evalrunner.normalizers` entry-point group.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, tzinfo
+from decimal import ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
+from importlib.metadata import entry_points
+from typing import Any
+
+import isodate
+from dateutil import tz as dateutil_tz
+from dateutil.parser import isoparse
+
+from .jsonvalue import canon_key, json_kind
+from .model import InputError, NormSpec, ShapeClass
+
+ENTRY_POINT_GROUP = "evalrunner.normalizers"
+
+
+class NormError(ValueError):
+    """The rule cannot read this value; the value is compared as it is."""
+
+
+@dataclass(frozen=True)
+class Normalizer:
+    """A named equivalence rule. Plugins export an instance of this class."""
+
+    name: str
+    cls: ShapeClass
+    fn: Callable[..., Any]
+    """fn(value, **options) -> the normalized JSON value; raises NormError when it cannot read it."""
+    summary: str
+    """One line: what the rule considers equal."""
+    options: Mapping[str, Callable[[Any], Any]] | None = field(default_factory=dict)
+    """Option name -> a function that checks (and converts) the option's value, raising ValueError.
+    None accepts any options and passes them through unchecked."""
+    applies_to: tuple[str, ...] = ()
+    """JSON Schema types the rule can read (`"string"`, `"array"`, ...); empty means any."""
+    uses_schema: bool = False
+    """The rule needs the parameter's declared properties: fn gets `fields=frozenset(names)`."""
+    origin: str = "built-in"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A normalizer bound to one parameter's options."""
+
+    name: str
+    cls: ShapeClass
+    fn: Callable[[Any], Any]
+
+    def apply(self, value: Any) -> tuple[Any, str | None]:
+        """(normalized value, None), or (the value unchanged, why the rule did not apply).
+
+        A ValueError means the rule cannot read the value; any other exception is a bug in the rule,
+        reported as such ("raised ...") so that `evalrun lint` can point at it.
+        """
+        try:
+            return self.fn(value), None
+        except ValueError as e:
+            return value, f"{self.name} cannot read {_short(value)}: {e}"
+        except Exception as e:
+            return value, f"{self.name} raised {type(e).__name__} on {_short(value)}: {e}"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# ---------------------------------------------------------------------------------------- times
+
+
+@functools.lru_cache(maxsize=64)
+def zone(name: str) -> tzinfo:
+    """The time zone an option names (IANA, e.g. "Europe/Berlin"); ValueError when unknown."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"a time zone is an IANA name such as 'Europe/Berlin', not {name!r}")
+    found = dateutil_tz.UTC if name.upper() == "UTC" else dateutil_tz.gettz(name)
+    if found is None:
+        raise ValueError(f"unknown time zone {name!r} (use an IANA name such as 'Europe/Berlin')")
+    return found
+
+
+UTC = dateutil_tz.UTC
+_YEAR_MONTH = re.compile(r"(\d{4})-(\d{2})")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATETIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?"
+)
+
+
+def _moment(value: Any, where: tzinfo) -> date | datetime:
+    """A calendar date (never shifted), or a date-time in the zone `where`.
+
+    A date-time with an offset is converted to `where`; one without an offset is read in it.
+    """
+    if type(value) is not str:
+        raise NormError(f"{json_kind(value)} is not a date")
+    try:
+        if _DATE.fullmatch(value):
+            return date.fromisoformat(value)
+        if _DATETIME.fullmatch(value):
+            text = value[:10] + "T" + value[11:]
+            if text.endswith("z"):
+                text = text[:-1] + "Z"
+            moment = isoparse(text)
+            if moment.tzinfo is None:
+                return moment.replace(tzinfo=where)
+            return moment.astimezone(where)
+    except (ValueError, OverflowError) as e:
+        raise NormError(str(e)) from None
+    raise NormError("not an ISO 8601 date or date-time")
+
+
+def month(value: Any, *, tz: tzinfo = UTC) -> str:
+    # "2026-03-01T00:40:00+01:00"[:7] says March; the instant is 23:40 UTC on 28 February.
+    if type(value) is str and (m := _YEAR_MONTH.fullmatch(value)):
+        if not 1 <= int(m.group(2)) <= 12:
+            raise NormError("month out of range")
+        return value
+    moment = _moment(value, tz)
+    return f"{moment.year:04d}-{moment.month:02d}"
+
+
+def date_(value: Any, *, tz: tzinfo = UTC) -> str:
+    moment = _moment(value, tz)
+    return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
+
+
+def instant(value: Any, *, tz: tzinfo = UTC) -> str:
+    moment = _moment(value, tz)
+    if not isinstance(moment, datetime):
+        raise NormError("a date without a time is not an instant")
+    try:
+        moment = moment.astimezone(UTC)
+    except (ValueError, OverflowError) as e:
+        raise NormError(str(e)) from None
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    if moment.microsecond:
+        text += f".{moment.microsecond:06d}".rstrip("0")
+    return text + "Z"
+
+
+# -------------------------------------------------------------------------------------- numbers
+
+# Enough digits for any amount a JSON number can carry; every operation is exact within it.
+_EXACT = Context(prec=80, Emax=999, Emin=-999)
+_MAX_INT = 2**63  # orjson writes 64-bit integers; larger normalized values are out of range
+_PLAIN_DECIMAL = re.compile(r"-?\d+(?:\.\d+)?")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_SECONDS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _decimal(value: Any, grammar: re.Pattern[str], what: str) -> Decimal:
+    """The exact decimal a JSON number or numeric string stands for (never via binary floats).
+
+    A JSON float's shortest repr is the decimal text it was written as (`0.29`, not
+    0.28999999999999998). Booleans are never numbers.
+    """
+    if type(value) is int:
+        return Decimal(value)
+    if type(value) is float:
+        if not math.isfinite(value):
+            raise NormError(f"{value} is not a finite number")
+        return Decimal(repr(value))
+    if type(value) is str and len(value) <= 64 and grammar.fullmatch(value):
+        d = Decimal(value)
+        if abs(d.adjusted()) > 400:
+            raise NormError("number out of range")
+        return d
+    raise NormError(f"{json_kind(value)} is not {what}")
+
+
+def _json_number(d: Decimal) -> int | float:
+    """A JSON number for an exact decimal: an integer when it is whole, else a float."""
+    if d == d.to_integral_value():
+        whole = int(d)
+        if -_MAX_INT < whole < _MAX_INT:
+            return whole
+    as_float = float(d)
+    if not math.isfinite(as_float):
+        raise NormError("number out of range")
+    return as_float
+
+
+def money_cents(value: Any) -> int:
+    if type(value) is int:
+        return value  # a JSON integer is already cents
+    if type(value) is bool:
+        raise NormError("a boolean is not money")
+    # A JSON float or a plain decimal string is major units: 42.0 -> 4200, "19.99" -> 1999.
+    major = _decimal(value, _PLAIN_DECIMAL, "money (a number, or a plain decimal string)")
+    try:
+        cents = _EXACT.multiply(major, Decimal(100)).quantize(
+            Decimal(1), rounding=ROUND_HALF_EVEN, context=_EXACT
+        )
+    except InvalidOperation:
+        raise NormError("amount out of range") from None
+    if abs(cents) >= _MAX_INT:
+        raise NormError("amount out of range")
+    return int(cents)
+
+
+def number(value: Any, *, digits: int | None = None) -> int | float:
+    d = _decimal(value, _NUMBER, "a number")
+    if digits is not None:
+        try:
+            d = d.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_EVEN, context=_EXACT)
+        except InvalidOperation:
+            raise NormError("number out of range") from None
+    return _json_number(d)
+
+
+_ISO_DURATION = re.compile(
+    r"P(?=\d|T\d)(?:\d+(?:\.\d+)?W)?(?:\d+(?:\.\d+)?D)?"
+    r"(?:T(?=\d)(?:\d+(?:\.\d+)?H)?(?:\d+(?:\.\d+)?M)?(?:\d+(?:\.\d+)?S)?)?"
+)
+_SHORTHAND = re.compile(r"(?:(\d+)d)?\s*(?:(\d+)h)?\s*(?:(\d+)m)?\s*(?:(\d+)s)?")
+
+
+def duration_secs(value: Any) -> int | float:
+    if type(value) is bool:
+        raise NormError("a boolean is not a duration")
+    if type(value) in (int, float):
+        return _json_number(_decimal(value, _SECONDS, "a duration"))
+    if type(value) is not str:
+        raise NormError(f"{json_kind(value)} is not a duration")
+    if _SECONDS.fullmatch(value):
+        return _json_number(_decimal(value, _SECONDS, "a duration"))
+    if _ISO_DURATION.fullmatch(value):
+        # Years and months are not fixed lengths: the grammar above has no Y and no date-part M.
+        parsed = isodate.parse_duration(value)
+        if not isinstance(parsed, timedelta):
+            raise NormError("years and months are not fixed lengths")
+        seconds = (
+            Decimal(parsed.days) * 86400 + parsed.seconds + Decimal(parsed.microseconds).scaleb(-6)
+        )
+        return _json_number(seconds)
+    m = _SHORTHAND.fullmatch(value)
+    if m and any(m.groups()) and value == value.strip():
+        d, h, mi, s = (int(g) if g else 0 for g in m.groups())
+        return _json_number(Decimal(((d * 24 + h) * 60 + mi) * 60 + s))
+    raise NormError("not a duration (ISO 8601 'PT30M', seconds, or '1h30m')")
+
+
+# --------------------------------------------------------------------------- strings, lists, objects
+
+
+def casefold(value: Any) -> str:
+    if type(value) is not str:
+        raise NormError(f"{json_kind(value)} is not a string")
+    return value.strip().casefold()
+
+
+def unordered_list(value: Any) -> list[Any]:
+    if type(value) is not list:
+        raise NormError(f"{json_kind(value)} is not a list")
+    return sorted(value, key=canon_key)
+
+
+def set_(value: Any) -> list[Any]:
+    if type(value) is not list:
+        raise NormError(f"{json_kind(value)} is not a list")
+    unique = {canon_key(x): x for x in reversed(value)}  # the first of equal elements is kept
+    return [unique[k] for k in sorted(unique)]
+
+
+def known_fields(value: Any, *, fields: frozenset[str] = frozenset()) -> dict[str, Any]:
+    if type(value) is not dict:
+        raise NormError(f"{json_kind(value)} is not an object")
+    return {k: v for k, v in value.items() if k in fields}
+
+
+# ------------------------------------------------------------------------------------- options
+
+
+def _tz_option(value: Any) -> tzinfo:
+    return zone(value)
+
+
+def _digits_option(value: Any) -> int:
+    if type(value) is not int or not 0 <= value <= 20:
+        raise ValueError(f"digits must be a whole number from 0 to 20, not {value!r}")
+    return value
+
+
+_TZ = {"tz": _tz_option}
+
+BUILTINS: dict[str, Normalizer] = {
+    n.name: n
+    for n in (
+        Normalizer(
+            "unordered_list",
+            "ordering",
+            unordered_list,
+            "a list compared as a multiset (order ignored, duplicates counted)",
+            applies_to=("array",),
+        ),
+        Normalizer(
+            "set",
+            "ordering",
+            set_,
+            "a list compared as a set (order and duplicates ignored)",
+            applies_to=("array",),
+        ),
+        Normalizer(
+            "month",
+            "encoding",
+            month,
+            "a calendar month YYYY-MM in the tz zone (default UTC); offsets converted first",
+            options=_TZ,
+            applies_to=("string",),
+        ),
+        Normalizer(
+            "date",
+            "encoding",
+            date_,
+            "a calendar date YYYY-MM-DD in the tz zone (default UTC); offsets converted first",
+            options=_TZ,
+            applies_to=("string",),
+        ),
+        Normalizer(
+            "instant",
+            "encoding",
+            instant,
+            "a point in time compared in UTC; needs a time (a date alone is no instant)",
+            options=_TZ,
+            applies_to=("string",),
+        ),
+        Normalizer(
+            "money_cents",
+            "encoding",
+            money_cents,
+            "integer cents: a JSON float or decimal string is major units, an integer is cents",
+            applies_to=("number", "integer", "string"),
+        ),
+        Normalizer(
+            "duration_secs",
+            "encoding",
+            duration_secs,
+            "seconds: ISO 8601 'PT30M', a number of seconds, or shorthand '1h30m'",
+            applies_to=("number", "integer", "string"),
+        ),
+        Normalizer(
+            "casefold",
+            "encoding",
+            casefold,
+            "a string compared case-insensitively, surrounding white space trimmed",
+            applies_to=("string",),
+        ),
+        Normalizer(
+            "known_fields",
+            "encoding",
+            known_fields,
+            "an object compared only on the properties its schema declares",
+            applies_to=("object",),
+            uses_schema=True,
+        ),
+        Normalizer(
+            "number",
+            "encoding",
+            number,
+            "a number or numeric string by value; option digits rounds half-even first",
+            options={"digits": _digits_option},
+            applies_to=("number", "integer", "string"),
+        ),
+    )
+}
+
+
+def load_registry() -> dict[str, Normalizer]:
+    """The built-ins plus every normalizer plugins register in the `evalrunner.normalizers` group.
+
+    A plugin whose name clashes with a built-in (or with another plugin) is an InputError naming
+    both, as is an entry point that does not load a `Normalizer`.
+    """
+    registry = dict(BUILTINS)
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value)):
+        try:
+            norm = ep.load()
+            if not isinstance(norm, Normalizer) and callable(norm):
+                norm = norm()  # a factory
+        except Exception as e:
+            raise InputError(
+                f"normalizer plugin {ep.name!r} ({ep.value}) failed to load: {type(e).__name__}: {e}"
+            ) from None
+        if not isinstance(norm, Normalizer) or norm.cls not in ("ordering", "encoding"):
+            raise InputError(
+                f"normalizer plugin {ep.name!r} ({ep.value}) must be an evalrunner.Normalizer "
+                "with class 'ordering' or 'encoding'"
+            )
+        if norm.name in BUILTINS:
+            raise InputError(
+                f"normalizer plugin {norm.name!r} ({ep.value}) clashes with the built-in "
+                f"normalizer {norm.name!r}; give the plugin's normalizer another name"
+            )
+        if norm.name in registry:
+            raise InputError(
+                f"normalizer plugin {norm.name!r} ({ep.value}) clashes with the plugin "
+                f"normalizer {norm.name!r} ({registry[norm.name].origin}); rename one of them"
+            )
+        if norm.origin == "built-in":
+            norm = dataclasses.replace(norm, origin=ep.value)
+        registry[norm.name] = norm
+    return registry
+
+
+def bind(
+    spec: NormSpec, registry: Mapping[str, Normalizer], *, fields: frozenset[str] = frozenset()
+) -> Rule:
+    """The rule `spec` names, with its options checked; ValueError says what is wrong."""
+    norm = registry.get(spec.name)
+    if norm is None:
+        raise ValueError(
+            f"unknown normalizer {spec.name!r} (known: {', '.join(sorted(registry))}; "
+            "`evalrun norms` lists them)"
+        )
+    options: dict[str, Any] = {}
+    for key, raw in spec.options.items():
+        if norm.options is None:
+            options[key] = raw
+            continue
+        check = norm.options.get(key)
+        if check is None:
+            allowed = ", ".join(sorted(norm.options)) or "none"
+            raise ValueError(
+                f"normalizer {spec.name!r} has no option {key!r} (its options: {allowed})"
+            )
+        try:
+            options[key] = check(raw)
+        except ValueError as e:
+            raise ValueError(f"option {key!r} of normalizer {spec.name!r}: {e}") from None
+    if norm.uses_schema:
+        options["fields"] = fields
+    fn = functools.partial(norm.fn, **options) if options else norm.fn
+    return Rule(norm.name, norm.cls, fn)

@@ -1,0 +1,187 @@
+"""Render results: the results JSON (one document or JSONL), and the true-vs-reported table.
+
+JSON is written with sorted keys, so the same inputs give the same bytes. Both JSON writers stream:
+run results go to a spool (a temporary file once large) and never accumulate in memory.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterable
+from typing import IO, Any
+
+import orjson
+
+from . import __version__
+from .compare import Comparison, Diff
+from .jsonvalue import json_eq
+from .model import FALSE_FAILURE_SHAPES, MISSING, TraceError
+from .score import CallResult, RunResult
+from .summary import Summary
+
+JSON_OPTIONS = orjson.OPT_SORT_KEYS
+SPOOL_BYTES = 8 * 1024 * 1024
+
+
+def dumps(value: Any) -> bytes:
+    """Deterministic JSON bytes; values that are not JSON (a plugin's output) are written as text."""
+    return orjson.dumps(value, option=JSON_OPTIONS, default=_fallback)
+
+
+def _fallback(value: Any) -> Any:
+    if value is MISSING:
+        return None
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if isinstance(value, int):  # beyond 64 bits: orjson cannot write it as a number
+        return str(value)
+    return repr(value)
+
+
+# --------------------------------------------------------------------------------- run results
+
+
+def run_to_json(r: RunResult) -> dict[str, Any]:
+    """One run result in the SPEC "Results JSON" layout."""
+    return {
+        "run_id": r.run_id,
+        "case_id": r.case_id,
+        "source": r.source,
+        "verdict": r.verdict,
+        "shape": r.shape,
+        "shapes": list(r.shapes),
+        "reported": {"pass": r.reported_pass},
+        "true": {"pass": r.true_pass, "accepted": r.accepted, "aligned_to": r.aligned_to},
+        "calls": [call_to_json(c) for c in r.calls],
+        "missing": [{"step": j, "tool": s.tool, "args": s.args} for j, s in r.missing],
+        "effects": [
+            {"at": e.at, "op": e.op, "ok": e.ok, "status": e.status, "detail": e.detail}
+            for e in r.effects
+        ],
+        "suspects": [{"tool": t, "param": p, "norm": n} for t, p, n in r.suspects],
+    }
+
+
+def call_to_json(c: CallResult) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "index": c.index,
+        "tool": c.tool,
+        "label": c.label,
+        "reported_failed": c.reported_failed,
+    }
+    if c.step is not None:
+        out["step"] = c.step
+    if c.repeats is not None:
+        out["repeats"] = c.repeats
+    if c.reason is not None:
+        out["reason"] = c.reason
+    if c.shapes:
+        out["shapes"] = list(c.shapes)
+    if c.comparison is not None and c.comparison.diffs:
+        out["params"] = params_to_json(c.comparison)
+    return out
+
+
+def params_to_json(comparison: Comparison) -> dict[str, Any]:
+    """Per path: the shapes and rule that explain the difference, raw and normalized values."""
+    by_path: dict[str, list[Diff]] = {}
+    for d in comparison.diffs:
+        by_path.setdefault(d.path, []).append(d)
+    out = {}
+    for path, diffs in by_path.items():
+        shapes = [s for s in FALSE_FAILURE_SHAPES if any(d.shape == s for d in diffs)]
+        first = diffs[0]
+        entry: dict[str, Any] = {
+            "kind": "mismatch" if any(d.kind == "mismatch" for d in diffs) else "equivalent",
+            "shape": shapes[0] if shapes else None,
+            "shapes": shapes,
+            "norm": next((d.norm for d in diffs if d.norm), None),
+        }
+        for key in ("actual", "expected"):
+            raw = getattr(first, key)
+            if raw is not MISSING:
+                entry[key] = raw
+        for d in diffs:
+            for key, raw_key in (("actual_norm", "actual"), ("expected_norm", "expected")):
+                value = getattr(d, key)
+                if (
+                    value is not MISSING
+                    and key not in entry
+                    and not json_eq(value, getattr(d, raw_key))
+                ):
+                    entry[key] = value
+        notes = [d.note for d in diffs if d.note]
+        if notes:
+            entry["note"] = "; ".join(notes)
+        out[path] = entry
+    return out
+
+
+def error_to_json(e: TraceError) -> dict[str, Any]:
+    return {"source": e.source, "error": e.error}
+
+
+# ----------------------------------------------------------------------------------- writers
+
+
+class JsonlWriter:
+    """`--format jsonl`: one run result a line, then `{"errors": [...], "summary": {...}}`."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        self.out = out
+        self.errors = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 (closed by close())
+        self.n_errors = 0
+
+    def add(self, item: RunResult | TraceError) -> None:
+        if isinstance(item, TraceError):
+            self.errors.write((b"," if self.n_errors else b"") + dumps(error_to_json(item)))
+            self.n_errors += 1
+        else:
+            self.out.write(dumps(run_to_json(item)) + b"\n")
+
+    def close(self, summary: Summary) -> None:
+        self.out.write(b'{"errors":[')
+        _copy(self.errors, self.out)
+        self.out.write(b'],"summary":' + dumps(summary.to_json()) + b"}\n")
+
+
+class JsonWriter:
+    """`--format json`: one document `{"errors", "evalrun", "runs", "summary"}`, keys sorted."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        self.out = out
+        self.runs = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 (closed by close())
+        self.errors = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 (closed by close())
+        self.n_runs = self.n_errors = 0
+
+    def add(self, item: RunResult | TraceError) -> None:
+        if isinstance(item, TraceError):
+            self.errors.write((b"," if self.n_errors else b"") + dumps(error_to_json(item)))
+            self.n_errors += 1
+        else:
+            self.runs.write((b"," if self.n_runs else b"") + dumps(run_to_json(item)))
+            self.n_runs += 1
+
+    def close(self, summary: Summary) -> None:
+        self.out.write(b'{"errors":[')
+        _copy(self.errors, self.out)
+        self.out.write(b'],"evalrun":' + dumps(__version__) + b',"runs":[')
+        _copy(self.runs, self.out)
+        self.out.write(b'],"summary":' + dumps(summary.to_json()) + b"}\n")
+
+
+def _copy(spool: IO[bytes], out: IO[bytes]) -> None:
+    spool.seek(0)
+    shutil.copyfileobj(spool, out)
+    spool.close()
+
+
+def write_document(
+    results: Iterable[RunResult | TraceError], summary: Summary, out: IO[bytes]
+) -> None:
+    """Write a whole results document from results already in hand (tests, small inputs)."""
+    writer = JsonWriter(out)
+    for item in results:
+        writer.add(item)
+    writer.close(summary)

@@ -1,0 +1,421 @@
+"""One run -> its reported and true verdicts, with every difference explained.
+
+The semantics are SPEC.md "Verdicts"; the readings chosen where it leaves room are in
+docs/semantics.md. Grading works on keys: each call gets an exact key (its tool and arguments
+under JSON equality) and a canonical key (under the tool's equivalence rules), so matching and
+repeat counting are hashing, and explanations are computed only for calls that need one.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .compare import Comparison, ToolPlan
+from .effects import EffectResult, check_all
+from .jsonvalue import canon_key
+from .model import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, Call, Case, Run, Step, Tool, TraceError
+from .norms import Normalizer, load_registry
+from .trajectory import align, matches
+
+TRUE_FAILED_LABELS = frozenset({"mismatch", "unexpected", "redundant", "malformed"})
+ORDERED_MODES = frozenset({"exact", "prefix", "contains"})
+
+
+@dataclass(frozen=True, slots=True)
+class CallResult:
+    """One call's label against the best-matching sequence, with its explanation."""
+
+    index: int
+    tool: str
+    label: str
+    """exact, equivalent, mismatch, unexpected, redundant, malformed, errored, repeat, extra."""
+    step: int | None = None
+    """The step of the labelled sequence the call was aligned (or, for a mismatch, paired) with."""
+    comparison: Comparison | None = None
+    """Against that step (or, for a repeat, against the call it repeats)."""
+    repeats: int | None = None
+    """For `repeat` and `redundant`: the index of the earlier call it repeats."""
+    reason: str | None = None
+    """For `malformed`: why the arguments are unusable."""
+    reported_failed: bool = False
+    """Not exactly equal to any step of the canonical sequence (graded in isolation)."""
+    shapes: tuple[str, ...] = ()
+    """The false-failure shapes that explain this call's reported failure, if it failed only there."""
+
+    @property
+    def true_failed(self) -> bool:
+        return self.label in TRUE_FAILED_LABELS
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    run_id: str
+    case_id: str
+    source: str
+    verdict: str
+    shape: str | None
+    shapes: tuple[str, ...]
+    reported_pass: bool
+    true_pass: bool
+    accepted: int | None
+    """The index of the matched accepted sequence; None when none matched."""
+    aligned_to: int
+    """The sequence the calls are labelled against (the matched one, else the best partial)."""
+    calls: tuple[CallResult, ...]
+    missing: tuple[tuple[int, Step], ...]
+    effects: tuple[EffectResult, ...]
+    suspects: tuple[tuple[str, str, str], ...]
+    """(tool, parameter, normalizer) for runs that matched only through a rule and failed an effect."""
+
+
+# --------------------------------------------------------------------------------------- plans
+
+
+@dataclass(frozen=True, slots=True)
+class _Seq:
+    steps: tuple[Step, ...]
+    eq: tuple[Any, ...]
+    exact: tuple[Any, ...]
+    eq_count: Counter
+    exact_count: Counter
+
+
+@dataclass(frozen=True, slots=True)
+class _CasePlan:
+    case: Case
+    seqs: tuple[_Seq, ...]
+    canonical_exact: frozenset
+
+
+@dataclass(slots=True)
+class _C:
+    """A call prepared for grading."""
+
+    index: int
+    call: Call
+    plan: ToolPlan
+    exact: Any
+    eq: Any
+
+
+class Grader:
+    """Grades runs against cases, with the tools' rules compiled once."""
+
+    def __init__(
+        self,
+        tools: Mapping[str, Tool],
+        cases: Mapping[str, Case],
+        *,
+        registry: Mapping[str, Normalizer] | None = None,
+    ) -> None:
+        registry = registry if registry is not None else load_registry()
+        self.tools = dict(tools)
+        self.cases = dict(cases)
+        self.plans: dict[str, ToolPlan] = {
+            n: ToolPlan.compile(t, registry) for n, t in tools.items()
+        }
+        self._case_plans: dict[str, _CasePlan] = {}
+
+    # ------------------------------------------------------------------------------ keys
+
+    def plan(self, tool: str) -> ToolPlan:
+        found = self.plans.get(tool)
+        if found is None:
+            found = self.plans[tool] = ToolPlan.unknown(tool)
+        return found
+
+    def _case_plan(self, case: Case) -> _CasePlan:
+        found = self._case_plans.get(case.id)
+        if found is None:
+            seqs = []
+            for steps in case.accept:
+                eq = tuple((s.tool, self.plan(s.tool).key(s.args)) for s in steps)
+                exact = tuple((s.tool, canon_key(s.args)) for s in steps)
+                seqs.append(_Seq(steps, eq, exact, Counter(eq), Counter(exact)))
+            found = _CasePlan(case, tuple(seqs), frozenset(seqs[0].exact))
+            self._case_plans[case.id] = found
+        return found
+
+    def _prepare(self, calls: Sequence[Call]) -> list[_C]:
+        out = []
+        for i, call in enumerate(calls):
+            plan = self.plan(call.tool)
+            if call.malformed is not None:
+                exact = eq = (call.tool, object())  # equal to nothing, not even itself elsewhere
+            else:
+                exact = (call.tool, canon_key(call.args))
+                eq = (call.tool, plan.key(call.args)) if plan.active else exact
+            out.append(_C(i, call, plan, exact, eq))
+        return out
+
+    # ------------------------------------------------------------------------------ grading
+
+    def grade(self, run: Run) -> RunResult | TraceError:
+        """The run's verdicts; a TraceError when its case is unknown."""
+        case = self.cases.get(run.case_id) if run.case_id is not None else None
+        if case is None:
+            if run.case_id is None:
+                return TraceError(run.source, 'the record has no "case_id"')
+            return TraceError(
+                run.source, f"unknown case {run.case_id!r} (not in the cases directory)"
+            )
+        cp = self._case_plan(case)
+        calls = self._prepare(run.calls)
+        mode = case.match
+        live = [c for c in calls if not c.call.errored]
+
+        reported_pass = _reported(calls, cp.seqs[0], mode)
+
+        matched = None
+        for k, seq in enumerate(cp.seqs):
+            kept, _ = _drop_repeats(live, seq)
+            if matches([c.eq for c in kept], seq.eq, mode):
+                matched = k
+                break
+        redundant = _redundant(live, cp.seqs[matched if matched is not None else 0])
+        effects = check_all(case.effects, run.world)
+        effects_ok = all(r.ok is not False for r in effects)
+        true_pass = matched is not None and not redundant and effects_ok
+
+        aligned_to = matched if matched is not None else _best_partial(live, cp, mode, redundant)
+        labels, missing = _label(calls, live, cp, aligned_to, mode, redundant)
+
+        verdict = _verdict(reported_pass, true_pass)
+        shapes: tuple[str, ...] = ()
+        if verdict == "false_failure":
+            shapes = _false_failure_shapes(calls, cp, matched, mode, labels)
+        elif verdict == "false_pass":
+            found = set()
+            if redundant:
+                found.add("redundant_call")
+            if matched is None:
+                found.add("rejected_call")
+            if not effects_ok:
+                found.add("effect_failed")
+            shapes = tuple(s for s in FALSE_PASS_SHAPES if s in found)
+        suspects: tuple[tuple[str, str, str], ...] = ()
+        if matched is not None and not effects_ok:
+            suspects = _suspects(labels)
+        return RunResult(
+            run_id=run.run_id,
+            case_id=case.id,
+            source=run.source,
+            verdict=verdict,
+            shape=shapes[0] if shapes else None,
+            shapes=shapes,
+            reported_pass=reported_pass,
+            true_pass=true_pass,
+            accepted=matched,
+            aligned_to=aligned_to,
+            calls=tuple(labels),
+            missing=tuple(missing),
+            effects=effects,
+            suspects=suspects,
+        )
+
+
+def _verdict(reported_pass: bool, true_pass: bool) -> str:
+    if reported_pass:
+        return "pass" if true_pass else "false_pass"
+    return "false_failure" if true_pass else "fail"
+
+
+def _reported(calls: list[_C], canonical: _Seq, mode: str) -> bool:
+    """The exact-match assertion, graded call by call: it cannot see an exact repeat."""
+    seen: Counter = Counter()
+    kept = []
+    for c in calls:
+        seen[c.exact] += 1
+        n = seen[c.exact]
+        if n > 1 and n > canonical.exact_count[c.exact]:
+            continue
+        kept.append(c.exact)
+    return matches(kept, canonical.exact, mode)
+
+
+def _drop_repeats(calls: list[_C], seq: _Seq) -> tuple[list[_C], dict[int, int]]:
+    """The calls without repeats to repeatable tools beyond what `seq` contains.
+
+    Returns the kept calls and, for each dropped one, the index of the call it repeats (the
+    earliest earlier equivalent call).
+    """
+    first: dict[Any, int] = {}
+    seen: Counter = Counter()
+    kept, dropped = [], {}
+    for c in calls:
+        first.setdefault(c.eq, c.index)
+        seen[c.eq] += 1
+        n = seen[c.eq]
+        if c.plan.repeatable and n > 1 and n > seq.eq_count[c.eq]:
+            dropped[c.index] = first[c.eq]
+        else:
+            kept.append(c)
+    return kept, dropped
+
+
+def _redundant(live: list[_C], seq: _Seq) -> dict[int, int]:
+    """Calls equivalent to an earlier call, to a non-repeatable tool, beyond what `seq` holds."""
+    first: dict[Any, int] = {}
+    seen: Counter = Counter()
+    found = {}
+    for c in live:
+        first.setdefault(c.eq, c.index)
+        seen[c.eq] += 1
+        n = seen[c.eq]
+        if not c.plan.repeatable and n > 1 and n > seq.eq_count[c.eq]:
+            found[c.index] = first[c.eq]
+    return found
+
+
+def _alignment(live: list[_C], seq: _Seq, mode: str, redundant: Mapping[int, int]):
+    """(kept calls, dropped repeats, the calls that may align, the pairs (call idx, step idx))."""
+    kept, dropped = _drop_repeats(live, seq)
+    limit = len(seq.steps) if mode == "prefix" else len(kept)
+    candidates = [c for c in kept[:limit] if c.call.malformed is None and c.index not in redundant]
+    pairs = align(
+        [c.eq for c in candidates],
+        [c.exact for c in candidates],
+        seq.eq,
+        seq.exact,
+        ordered=mode in ORDERED_MODES,
+    )
+    return kept, dropped, candidates, [(candidates[i].index, j) for i, j in pairs]
+
+
+def _best_partial(live: list[_C], cp: _CasePlan, mode: str, redundant: Mapping[int, int]) -> int:
+    """The accepted sequence with the largest partial alignment, then most exact steps."""
+    best, best_score = 0, (-1, -1)
+    by_index = {c.index: c for c in live}
+    for k, seq in enumerate(cp.seqs):
+        _, _, _, pairs = _alignment(live, seq, mode, redundant)
+        exact = sum(1 for i, j in pairs if by_index[i].exact == seq.exact[j])
+        if (len(pairs), exact) > best_score:
+            best, best_score = k, (len(pairs), exact)
+    return best
+
+
+def _label(
+    calls: list[_C], live: list[_C], cp: _CasePlan, k: int, mode: str, redundant: Mapping[int, int]
+) -> tuple[list[CallResult], list[tuple[int, Step]]]:
+    seq = cp.seqs[k]
+    kept, dropped, _, pairs = _alignment(live, seq, mode, redundant)
+    by_index = {c.index: c for c in calls}
+    step_of = dict(pairs)
+    missing_steps = [j for j in range(len(seq.steps)) if j not in set(step_of.values())]
+    position = {c.index: p for p, c in enumerate(kept)}
+    outside_allowed = mode in ("contains", "contains_unordered")
+
+    # A missing step is paired with one unaligned call to its tool: that call is its mismatch.
+    mismatch_of: dict[int, int] = {}
+    for j in missing_steps:
+        tool = seq.steps[j].tool
+        for c in kept:
+            if (
+                c.index not in step_of
+                and c.index not in mismatch_of
+                and c.index not in redundant
+                and c.call.malformed is None
+                and c.call.tool == tool
+                and not (mode == "prefix" and position[c.index] >= len(seq.steps))
+            ):
+                mismatch_of[c.index] = j
+                break
+
+    labels = []
+    for c in calls:
+        call, i = c.call, c.index
+        step = comparison = repeats = reason = None
+        if call.errored:
+            label = "errored"
+        elif call.malformed is not None:
+            label, reason = "malformed", call.malformed
+        elif i in dropped:
+            label, repeats = "repeat", dropped[i]
+            comparison = c.plan.compare(call.args, by_index[repeats].call.args)
+        elif i in redundant:
+            label, repeats = "redundant", redundant[i]
+        elif i in step_of:
+            step = step_of[i]
+            comparison = c.plan.compare(call.args, seq.steps[step].args)
+            label = "exact" if comparison.exact else "equivalent"
+        elif i in mismatch_of:
+            step = mismatch_of[i]
+            comparison = c.plan.compare(call.args, seq.steps[step].args)
+            label = "mismatch"
+        elif outside_allowed or (mode == "prefix" and position[i] >= len(seq.steps)):
+            label = "extra"
+        else:
+            label = "unexpected"
+        reported_failed = c.exact not in cp.canonical_exact
+        shapes: tuple[str, ...] = ()
+        if reported_failed and label not in TRUE_FAILED_LABELS and label != "extra":
+            shapes = _call_shapes(label, comparison, k, labels, repeats)
+        labels.append(
+            CallResult(
+                i, call.tool, label, step, comparison, repeats, reason, reported_failed, shapes
+            )
+        )
+    return labels, [(j, seq.steps[j]) for j in missing_steps]
+
+
+def _call_shapes(
+    label: str,
+    comparison: Comparison | None,
+    k: int,
+    earlier: list[CallResult],
+    repeats: int | None,
+) -> tuple[str, ...]:
+    """The shapes that explain why one call failed the reported check but not the true one."""
+    if label == "errored":
+        return ("errored_attempt",)
+    found = set(comparison.shapes) if comparison is not None else set()
+    if label == "exact" and k != 0:
+        found.add("alternate_path")
+    if label == "equivalent" and k != 0:
+        found.add("alternate_path")
+    if label == "repeat" and repeats is not None:
+        found.update(earlier[repeats].shapes)  # an exact repeat fails for its original's reasons
+    return tuple(s for s in FALSE_FAILURE_SHAPES if s in found)
+
+
+def _false_failure_shapes(
+    calls: list[_C], cp: _CasePlan, matched: int | None, mode: str, labels: list[CallResult]
+) -> tuple[str, ...]:
+    found: set[str] = set()
+    if matched is None:  # cannot happen for a false failure; kept for safety
+        return ()
+    if matched != 0:
+        found.add("alternate_path")
+    if any(c.call.errored for c in calls):
+        seq = cp.seqs[matched]
+        kept, _ = _drop_repeats(calls, seq)  # errored attempts kept as ordinary calls
+        if not matches([c.eq for c in kept], seq.eq, mode):
+            found.add("errored_attempt")
+    for r in labels:
+        if r.label in ("equivalent", "repeat") and r.comparison is not None:
+            found.update(r.comparison.shapes)
+    return tuple(s for s in FALSE_FAILURE_SHAPES if s in found)
+
+
+def _suspects(labels: list[CallResult]) -> tuple[tuple[str, str, str], ...]:
+    found = set()
+    for r in labels:
+        if r.label == "equivalent" and r.comparison is not None:
+            for d in r.comparison.diffs:
+                if d.kind == "absorbed" and d.norm is not None:
+                    found.add((r.tool, d.param, d.norm))
+    return tuple(sorted(found))
+
+
+# ------------------------------------------------------------------------------------- streams
+
+
+def grade_stream(
+    grader: Grader, items: Iterable[Run | TraceError]
+) -> Iterator[RunResult | TraceError]:
+    """Grade a stream of runs lazily; trace errors pass through in place."""
+    for item in items:
+        yield item if isinstance(item, TraceError) else grader.grade(item)

@@ -1,0 +1,273 @@
+"""Many run results -> one summary that merges exactly.
+
+Files, worker processes or cluster partitions can each be summarized and the summaries merged:
+`a.merge(b)` equals the summary of all their runs together. Everything in it is a count, or an
+example chosen by input order (the earliest), so merging is associative and commutative.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .jsonvalue import short_json
+from .model import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, MISSING, VERDICTS, Tool, TraceError
+from .score import RunResult
+
+MAX_ERROR_EXAMPLES = 20
+Order = tuple[int, int]
+"""Where a record stands in the input: (file number, line number)."""
+
+
+@dataclass
+class ToolStats:
+    calls: int = 0
+    reported_failed_calls: int = 0
+    true_failed_calls: int = 0
+    false_failures: Counter = field(default_factory=Counter)
+
+    def merge(self, other: ToolStats) -> None:
+        self.calls += other.calls
+        self.reported_failed_calls += other.reported_failed_calls
+        self.true_failed_calls += other.true_failed_calls
+        self.false_failures.update(other.false_failures)
+
+
+@dataclass
+class Summary:
+    tools: int = 0
+    """Tools defined (configuration, not counted per run)."""
+    tools_with_norms: int = 0
+    tools_norm_names: frozenset = frozenset()
+    runs: int = 0
+    calls: int = 0
+    """Calls graded: every call but `extra` ones (outside the sequence, allowed by the mode)."""
+    all_calls: int = 0
+    calls_with_norms: int = 0
+    unscoreable: int = 0
+    reported_failed_runs: int = 0
+    reported_failed_calls: int = 0
+    true_failed_runs: int = 0
+    true_failed_calls: int = 0
+    verdicts: Counter = field(default_factory=Counter)
+    false_failures: Counter = field(default_factory=Counter)
+    false_passes: Counter = field(default_factory=Counter)
+    effects_checked: int = 0
+    effects_failed: int = 0
+    effects_unverified: int = 0
+    suspects: Counter = field(default_factory=Counter)
+    by_tool: dict[str, ToolStats] = field(default_factory=dict)
+    examples: dict[str, tuple[Order, dict[str, Any]]] = field(default_factory=dict)
+    """Per shape, the earliest run that shows it, with the difference to read."""
+    errors: list[tuple[Order, str, str]] = field(default_factory=list)
+    """The earliest unscoreable lines: (order, file:line, reason); all of them are counted."""
+
+    @classmethod
+    def for_tools(cls, tools: Mapping[str, Tool]) -> Summary:
+        with_norms = frozenset(name for name, t in tools.items() if t.norm_params)
+        return cls(tools=len(tools), tools_with_norms=len(with_norms), tools_norm_names=with_norms)
+
+    # ---------------------------------------------------------------------------------- adding
+
+    def add(self, item: RunResult | TraceError, order: Order) -> None:
+        if isinstance(item, TraceError):
+            self.add_error(item, order)
+        else:
+            self.add_run(item, order)
+
+    def add_error(self, error: TraceError, order: Order) -> None:
+        self.unscoreable += 1
+        self.errors.append((order, error.source, error.error))
+        if len(self.errors) > 2 * MAX_ERROR_EXAMPLES:
+            self.errors = sorted(self.errors)[:MAX_ERROR_EXAMPLES]
+
+    def add_run(self, r: RunResult, order: Order) -> None:
+        self.runs += 1
+        self.verdicts[r.verdict] += 1
+        if not r.reported_pass:
+            self.reported_failed_runs += 1
+        if not r.true_pass:
+            self.true_failed_runs += 1
+        if r.verdict == "false_failure" and r.shape:
+            self.false_failures[r.shape] += 1
+        elif r.verdict == "false_pass" and r.shape:
+            self.false_passes[r.shape] += 1
+        for e in r.effects:
+            if e.ok is None:
+                self.effects_unverified += 1
+            else:
+                self.effects_checked += 1
+                self.effects_failed += e.ok is False
+        for s in r.suspects:
+            self.suspects[s] += 1
+        norm_tools = self.tools_norm_names
+        for c in r.calls:
+            self.all_calls += 1
+            if c.tool in norm_tools:
+                self.calls_with_norms += 1
+            if c.label == "extra":
+                continue
+            stats = self.by_tool.get(c.tool)
+            if stats is None:
+                stats = self.by_tool[c.tool] = ToolStats()
+            self.calls += 1
+            stats.calls += 1
+            if c.reported_failed:
+                self.reported_failed_calls += 1
+                stats.reported_failed_calls += 1
+            if c.true_failed:
+                self.true_failed_calls += 1
+                stats.true_failed_calls += 1
+            for shape in c.shapes:
+                stats.false_failures[shape] += 1
+        for shape in r.shapes:
+            known = self.examples.get(shape)
+            if known is None or order < known[0]:
+                self.examples[shape] = (order, example(r, shape))
+
+    # ---------------------------------------------------------------------------------- merging
+
+    def merge(self, other: Summary) -> Summary:
+        """Add `other`'s runs to this summary (in place); returns self."""
+        self.tools = max(self.tools, other.tools)
+        self.tools_with_norms = max(self.tools_with_norms, other.tools_with_norms)
+        self.tools_norm_names = self.tools_norm_names | other.tools_norm_names
+        for name in (
+            "runs",
+            "calls",
+            "all_calls",
+            "calls_with_norms",
+            "unscoreable",
+            "reported_failed_runs",
+            "reported_failed_calls",
+            "true_failed_runs",
+            "true_failed_calls",
+            "effects_checked",
+            "effects_failed",
+            "effects_unverified",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("verdicts", "false_failures", "false_passes", "suspects"):
+            getattr(self, name).update(getattr(other, name))
+        for tool, stats in other.by_tool.items():
+            self.by_tool.setdefault(tool, ToolStats()).merge(stats)
+        for shape, (order, ex) in other.examples.items():
+            known = self.examples.get(shape)
+            if known is None or order < known[0]:
+                self.examples[shape] = (order, ex)
+        self.errors = sorted(self.errors + other.errors)[:MAX_ERROR_EXAMPLES]
+        return self
+
+    def finish(self) -> Summary:
+        """Trim the kept errors to the earliest ones (add() keeps a little slack)."""
+        self.errors = sorted(self.errors)[:MAX_ERROR_EXAMPLES]
+        return self
+
+    # ---------------------------------------------------------------------------------- output
+
+    @property
+    def lines(self) -> int:
+        """Lines read: runs scored + unscoreable."""
+        return self.runs + self.unscoreable
+
+    def rate(self, failed: int, total: int) -> float:
+        return round(failed / total, 4) if total else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary object of SPEC "Results JSON"."""
+        return {
+            "runs": self.runs,
+            "calls": self.calls,
+            "lines": self.lines,
+            "unscoreable": self.unscoreable,
+            "reported": {
+                "failed_runs": self.reported_failed_runs,
+                "run_failure_rate": self.rate(self.reported_failed_runs, self.runs),
+                "failed_calls": self.reported_failed_calls,
+                "call_failure_rate": self.rate(self.reported_failed_calls, self.calls),
+            },
+            "true": {
+                "failed_runs": self.true_failed_runs,
+                "run_failure_rate": self.rate(self.true_failed_runs, self.runs),
+                "failed_calls": self.true_failed_calls,
+                "call_failure_rate": self.rate(self.true_failed_calls, self.calls),
+            },
+            "verdicts": {v: self.verdicts[v] for v in VERDICTS},
+            "false_failures": {s: self.false_failures[s] for s in FALSE_FAILURE_SHAPES},
+            "false_passes": {s: self.false_passes[s] for s in FALSE_PASS_SHAPES},
+            "effects": {
+                "checked": self.effects_checked,
+                "failed": self.effects_failed,
+                "unverified": self.effects_unverified,
+            },
+            "normalizer_suspects": [
+                {"tool": t, "param": p, "norm": n, "runs": k}
+                for (t, p, n), k in sorted(self.suspects.items(), key=lambda kv: (-kv[1], kv[0]))
+            ],
+            "coverage": {
+                "tools": self.tools,
+                "tools_with_norms": self.tools_with_norms,
+                "call_share_with_norms": self.rate(self.calls_with_norms, self.all_calls),
+            },
+            "by_tool": [
+                {
+                    "tool": tool,
+                    "calls": s.calls,
+                    "reported_failed_calls": s.reported_failed_calls,
+                    "true_failed_calls": s.true_failed_calls,
+                    "false_failures": {k: s.false_failures[k] for k in FALSE_FAILURE_SHAPES},
+                }
+                for tool, s in sorted(self.by_tool.items(), key=lambda kv: (-kv[1].calls, kv[0]))
+            ],
+            "examples": {shape: ex for shape, (_, ex) in sorted(self.examples.items())},
+        }
+
+
+# ---------------------------------------------------------------------------------- examples
+
+
+def example(r: RunResult, shape: str) -> dict[str, Any]:
+    """One run that shows `shape`, with the difference a reader should look at."""
+    return {
+        "run_id": r.run_id,
+        "case_id": r.case_id,
+        "source": r.source,
+        "detail": _detail(r, shape),
+    }
+
+
+def _detail(r: RunResult, shape: str) -> str:
+    if shape in ("encoding", "ordering", "default"):
+        for c in r.calls:
+            if c.comparison is None:
+                continue
+            for d in c.comparison.diffs:
+                if d.shape == shape:
+                    if shape == "default":
+                        side = d.actual if d.actual is not MISSING else d.expected
+                        return f"{c.tool}.{d.path} = {short_json(side)} is the declared default"
+                    return (
+                        f"{c.tool}.{d.path}: {short_json(d.actual)} → {short_json(d.actual_norm)} "
+                        f"({d.norm}); expected {short_json(d.expected)}"
+                    )
+        return ""
+    if shape == "alternate_path":
+        tools = ", ".join(
+            dict.fromkeys(c.tool for c in r.calls if c.label in ("exact", "equivalent"))
+        )
+        return f"accepted sequence #{r.accepted}: {tools}"
+    if shape in ("errored_attempt", "rejected_call"):
+        tools = ", ".join(dict.fromkeys(c.tool for c in r.calls if c.label == "errored"))
+        return f"errored call to {tools}" if tools else ""
+    if shape == "redundant_call":
+        for c in r.calls:
+            if c.label == "redundant":
+                return f"{c.tool} call {c.index} repeats call {c.repeats}"
+        return ""
+    if shape == "effect_failed":
+        for e in r.effects:
+            if e.ok is False:
+                return f"{e.op} at {e.at or '/'}: {e.detail}"
+    return ""

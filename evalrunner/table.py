@@ -1,0 +1,237 @@
+"""The true-vs-reported report as a rich table, and run explanations for `--show`.
+
+Written for an 80-column terminal, and readable without colour (`NO_COLOR`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .jsonvalue import short_json
+from .model import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, MISSING
+from .score import RunResult
+from .summary import Summary
+
+SHAPE_MEANING = {
+    "encoding": "same value, another encoding",
+    "ordering": "a list whose order the tool ignores",
+    "default": "a documented default stated or omitted",
+    "alternate_path": "another accepted sequence of calls",
+    "errored_attempt": "a rejected call, then a correct one",
+    "redundant_call": "a correct call repeated (a loop)",
+    "rejected_call": "the matching call was rejected",
+    "effect_failed": "calls matched, the world is wrong",
+}
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "–"
+
+
+def _n(x: int) -> str:
+    return f"{x:,}"
+
+
+def render_summary(summary: Summary, sources: Sequence[str], console: Console) -> None:
+    s = summary
+    console.print(
+        Text.assemble(
+            ("evalrun", "bold"),
+            f" · {_n(s.runs)} runs · {_n(s.calls)} calls · {', '.join(sources)}",
+            (f" · {_n(s.unscoreable)} unscoreable lines" if s.unscoreable else ""),
+        )
+    )
+    console.print()
+    rates = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    rates.add_column("")
+    rates.add_column("reported (exact-match)", justify="right")
+    rates.add_column("true", justify="right", style="bold")
+    rates.add_row(
+        "run failure rate",
+        f"{_pct(s.reported_failed_runs, s.runs)} ({_n(s.reported_failed_runs)})",
+        f"{_pct(s.true_failed_runs, s.runs)} ({_n(s.true_failed_runs)})",
+    )
+    rates.add_row(
+        "call failure rate",
+        f"{_pct(s.reported_failed_calls, s.calls)} ({_n(s.reported_failed_calls)})",
+        f"{_pct(s.true_failed_calls, s.calls)} ({_n(s.true_failed_calls)})",
+    )
+    console.print(rates)
+    ff, fp = s.verdicts["false_failure"], s.verdicts["false_pass"]
+    console.print(
+        f"Of {_n(s.reported_failed_runs)} runs exact-match failed, {_n(ff)} were correct "
+        f"(false failures); of {_n(s.runs - s.reported_failed_runs)} it passed, {_n(fp)} were "
+        f"wrong (false passes). {_n(s.verdicts['fail'])} runs failed both checks."
+    )
+    console.print()
+    _shape_table(
+        console,
+        "False failures",
+        "of reported failures",
+        FALSE_FAILURE_SHAPES,
+        s.false_failures,
+        s.reported_failed_runs,
+        s.examples,
+    )
+    _shape_table(
+        console,
+        "False passes",
+        "of reported passes",
+        FALSE_PASS_SHAPES,
+        s.false_passes,
+        s.runs - s.reported_failed_runs,
+        s.examples,
+    )
+    console.print(
+        f"[bold]Effects[/bold]: {_n(s.effects_checked)} assertions checked, "
+        f"{_n(s.effects_failed)} failed, {_n(s.effects_unverified)} unverified (no world recorded)"
+    )
+    if s.suspects:
+        console.print()
+        console.print(
+            "[bold]Normalizer suspects[/bold]: calls matched only through these rules "
+            "while the world disagrees; doubt the rule first"
+        )
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+        table.add_column("parameter")
+        table.add_column("rule")
+        table.add_column("runs", justify="right")
+        for (tool, param, norm), k in sorted(s.suspects.items(), key=lambda kv: (-kv[1], kv[0]))[
+            :10
+        ]:
+            table.add_row(f"{tool}.{param}", norm, _n(k))
+        console.print(table)
+    console.print()
+    console.print(
+        f"[bold]Coverage[/bold]: {s.tools_with_norms} of {s.tools} tools declare equivalence "
+        f"rules; they carry {_pct(s.calls_with_norms, s.all_calls)} of calls"
+    )
+    _top_tools(console, s)
+    if s.unscoreable:
+        console.print()
+        console.print(f"[bold]Unscoreable lines[/bold] ({_n(s.unscoreable)}, counted, not scored):")
+        for _, source, error in s.errors:
+            console.print(Text(f"  {source}  {error}"))
+        if s.unscoreable > len(s.errors):
+            console.print(
+                f"  … and {_n(s.unscoreable - len(s.errors))} more (--format json lists them all)"
+            )
+
+
+def _shape_table(console, title, share_of, shapes, counts, whole, examples) -> None:
+    total = sum(counts[k] for k in shapes)
+    console.print(f"[bold]{title}[/bold]: {_n(total)} runs")
+    if not total:
+        console.print()
+        return
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("shape")
+    table.add_column("runs", justify="right")
+    table.add_column(share_of, justify="right")
+    table.add_column("example", overflow="fold")
+    for shape in shapes:
+        if not counts[shape]:
+            continue
+        ex = examples.get(shape)
+        example = f"{ex[1]['case_id']}: {ex[1]['detail']}" if ex else ""
+        table.add_row(shape, _n(counts[shape]), _pct(counts[shape], whole), example)
+    console.print(table)
+
+
+def _top_tools(console: Console, s: Summary) -> None:
+    ranked = sorted(
+        ((name, st) for name, st in s.by_tool.items() if sum(st.false_failures.values())),
+        key=lambda kv: (-sum(kv[1].false_failures.values()), kv[0]),
+    )[:5]
+    if not ranked:
+        return
+    console.print()
+    console.print("[bold]Tools with the most falsely failed calls[/bold]")
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("tool")
+    table.add_column("calls", justify="right")
+    table.add_column("reported failed", justify="right")
+    table.add_column("true failed", justify="right")
+    table.add_column("mostly")
+    for name, st in ranked:
+        top = max(
+            FALSE_FAILURE_SHAPES,
+            key=lambda k: (st.false_failures[k], -FALSE_FAILURE_SHAPES.index(k)),
+        )
+        table.add_row(
+            name, _n(st.calls), _n(st.reported_failed_calls), _n(st.true_failed_calls), top
+        )
+    console.print(table)
+
+
+# ------------------------------------------------------------------------------------ --show
+
+
+def render_run(r: RunResult, console: Console) -> None:
+    """One run with its explanation: verdict, each call's label and differences, what is missing."""
+    head = f"{r.run_id}  {r.case_id}  {r.source}  {r.verdict}"
+    if r.shapes:
+        head += f" ({', '.join(r.shapes)})"
+    console.print(Text(head, style="bold"))
+    seq = (
+        f"accepted sequence #{r.accepted}"
+        if r.accepted is not None
+        else (f"no accepted sequence matched; labelled against #{r.aligned_to}")
+    )
+    console.print(
+        Text(
+            f"  reported {'pass' if r.reported_pass else 'fail'} · "
+            f"true {'pass' if r.true_pass else 'fail'} · {seq}"
+        )
+    )
+    for c in r.calls:
+        line = f"  [{c.index}] {c.tool}: {c.label}"
+        if c.step is not None:
+            line += f" (step {c.step})"
+        if c.repeats is not None:
+            line += f" (repeats call {c.repeats})"
+        if c.reason:
+            line += f" — {c.reason}"
+        console.print(Text(line))
+        if c.comparison is not None:
+            for d in c.comparison.diffs:
+                console.print(Text("      " + _diff_line(d)))
+    for j, step in r.missing:
+        console.print(Text(f"  missing step {j}: {step.tool} {short_json(dict(step.args), 60)}"))
+    for e in r.effects:
+        if e.ok is not True:
+            console.print(Text(f"  effect {e.op} at {e.at or '/'}: {e.status} ({e.detail})"))
+    for tool, param, norm in r.suspects:
+        console.print(Text(f"  suspect rule: {norm} on {tool}.{param}"))
+
+
+def _diff_line(d: Any) -> str:
+    if d.kind == "mismatch":
+        text = f"{d.path or '(args)'}: {short_json(d.actual)} ≠ {short_json(d.expected)}"
+        if d.actual_norm is not MISSING and d.norm:
+            text += f" (normalized by {d.norm}: {short_json(d.actual_norm)} ≠ {short_json(d.expected_norm)})"
+        if d.note:
+            text += f" — {d.note}"
+        return text
+    if d.kind == "default":
+        side = "actual" if d.actual is not MISSING else "expected"
+        value = d.actual if d.actual is not MISSING else d.expected
+        return f"{d.path}: {short_json(value)} on the {side} side only is the declared default (default)"
+    return (
+        f"{d.path}: {short_json(d.actual)} ~ {short_json(d.expected)} → {short_json(d.actual_norm)} "
+        f"by {d.norm} ({d.shape})"
+    )
+
+
+def render_runs(runs: Sequence[RunResult], more: int, console: Console) -> None:
+    for r in runs:
+        render_run(r, console)
+        console.print()
+    if more:
+        console.print(f"… and {_n(more)} more runs (raise --limit, or use --format jsonl)")
