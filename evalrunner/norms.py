@@ -151,7 +151,8 @@ def instant(value: Any, *, tz: tzinfo = UTC) -> str:
         moment = moment.astimezone(UTC)
     except (ValueError, OverflowError) as e:
         raise NormError(str(e)) from None
-    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    m = moment  # not strftime: "%Y" does not zero-pad years before 1000 on every platform
+    text = f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}"
     if moment.microsecond:
         text += f".{moment.microsecond:06d}".rstrip("0")
     return text + "Z"

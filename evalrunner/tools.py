@@ -144,6 +144,8 @@ def _build_param(
     """The Param for a schema node, children included; `refs` are the `$ref`s being expanded."""
     if not isinstance(node, dict):  # a boolean schema: accepts anything (true) or nothing
         return Param(path=path, schema={})
+    resolved, _ = _deref(node, root, where, refs)
+    types = _types(resolved, root, where) if resolved is not None else ()
     node, refs = _flatten(node, root, where, refs)
     if node is None:  # a recursive $ref already being expanded: an opaque value here
         return Param(path=path, schema={})
@@ -162,7 +164,7 @@ def _build_param(
         default=node.get("default", MISSING),
         properties=properties,
         items=items,
-        types=_types(node, root, where),
+        types=types,
     )
 
 

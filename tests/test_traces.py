@@ -1,0 +1,174 @@
+"""Reading traces: a stream of runs; every unreadable line is an error record with file:line."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import pytest
+
+from evalrunner import MISSING, InputError, Run, TraceError, read_runs
+
+
+def run(**kw):
+    return json.dumps({"run_id": "r", "case_id": "c", "calls": [], **kw})
+
+
+def write(tmp_path, name, lines):
+    d = tmp_path / "traces"
+    d.mkdir(exist_ok=True)
+    data = ("\n".join(lines) + "\n").encode()
+    path = d / name
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    return d
+
+
+def test_native_record(tmp_path):
+    d = write(
+        tmp_path,
+        "a.jsonl",
+        [
+            json.dumps(
+                {
+                    "run_id": "r-1",
+                    "case_id": "c-1",
+                    "calls": [
+                        {"tool": "a", "args": {"x": 1}, "result": {"ok": True}},
+                        {"name": "b", "arguments": '{"y": [1, 2]}'},
+                        {"tool": "c"},
+                        {"tool": "d", "args": ""},
+                    ],
+                    "world": {"refunds": []},
+                    "meta": {"commit": "3f2c1aa"},
+                }
+            )
+        ],
+    )
+    (r,) = read_runs([d])
+    assert isinstance(r, Run)
+    assert (r.run_id, r.case_id, r.source) == ("r-1", "c-1", f"{d}/a.jsonl:1")
+    assert [(c.tool, c.args) for c in r.calls] == [
+        ("a", {"x": 1}),
+        ("b", {"y": [1, 2]}),
+        ("c", {}),
+        ("d", {}),
+    ]
+    assert r.calls[0].result == {"ok": True} and r.calls[1].result is MISSING
+    assert r.world == {"refunds": []} and r.meta == {"commit": "3f2c1aa"}
+
+
+def test_directory_sorted_recursive_gzip_and_blank_lines(tmp_path):
+    write(tmp_path, "b.jsonl", [run(run_id="b1"), "", "   ", run(run_id="b2")])
+    write(tmp_path, "a.jsonl.gz", [run(run_id="a1")])
+    (tmp_path / "traces" / "sub").mkdir()
+    (tmp_path / "traces" / "sub" / "c.jsonl").write_text(run(run_id="c1") + "\n")
+    (tmp_path / "traces" / "notes.txt").write_text("not a trace")
+    items = list(read_runs([tmp_path / "traces"]))
+    assert [(r.run_id, r.source.rsplit("/", 1)[1]) for r in items] == [
+        ("a1", "a.jsonl.gz:1"),
+        ("b1", "b.jsonl:1"),
+        ("b2", "b.jsonl:4"),
+        ("c1", "c.jsonl:1"),
+    ]
+
+
+def test_stdin():
+    data = io.BytesIO((run(run_id="s1") + "\nnope\n").encode())
+    items = list(read_runs(["-"], stdin=data))
+    assert items[0].source == "<stdin>:1"
+    assert items[1] == TraceError("<stdin>:2", items[1].error)
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("{not json", "line is not valid JSON: "),
+        ("[1, 2]", "line is not a JSON object"),
+        (json.dumps({"run_id": "r", "case_id": "c"}), 'the record has no "calls" list'),
+        (json.dumps({"case_id": "c", "calls": {"tool": "a"}}), 'the record has no "calls" list'),
+        (json.dumps({"case_id": "c", "calls": ["a"]}), "call 0 is not an object"),
+        (
+            json.dumps({"case_id": "c", "calls": [{"tool": "a"}, {"args": {}}]}),
+            "call 1 has no tool name",
+        ),
+        (json.dumps({"case_id": "c", "calls": [{"tool": ""}]}), "call 0 has no tool name"),
+    ],
+)
+def test_unreadable_lines_are_error_records(tmp_path, line, reason):
+    d = write(tmp_path, "a.jsonl", [run(run_id="ok"), line, run(run_id="after")])
+    items = list(read_runs([d]))
+    assert [type(i).__name__ for i in items] == ["Run", "TraceError", "Run"]
+    assert items[1].source == f"{d}/a.jsonl:2"
+    assert items[1].error.startswith(reason)
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        ("{bad", "args is not valid JSON: "),
+        ("[1, 2]", "args is JSON a list, not an object"),
+        ("null", "args is JSON null, not an object"),
+        (None, "args is null, not an object"),
+        (42, "args is a number, not an object"),
+    ],
+)
+def test_malformed_args_are_the_agents_failure_not_the_traces(tmp_path, args, reason):
+    d = write(tmp_path, "a.jsonl", [run(calls=[{"tool": "t", "args": args}])])
+    (r,) = read_runs([d])
+    assert isinstance(r, Run)
+    assert r.calls[0].malformed.startswith(reason)
+
+
+@pytest.mark.parametrize(
+    ("call", "errored"),
+    [
+        ({"error": "boom"}, True),
+        ({"error": {"code": 1}}, True),
+        ({"error": None}, False),
+        ({"error": False}, False),
+        ({"is_error": True}, True),
+        ({"isError": True}, True),
+        ({"isError": "yes"}, False),
+        ({"status": "error"}, True),
+        ({"result": {"error": "not found"}}, True),
+        ({"result": {"isError": True, "content": []}}, True),
+        ({"result": {"status": "error"}}, False),  # a result's status is the tool's own data
+        ({"result": "error"}, False),
+        ({"result": {"error": None}}, False),
+    ],
+)
+def test_errored_attempts(tmp_path, call, errored):
+    d = write(tmp_path, "a.jsonl", [run(calls=[{"tool": "t", "args": {}, **call}])])
+    (r,) = read_runs([d])
+    assert r.calls[0].errored is errored
+
+
+def test_world_null_is_no_world_and_ids_default(tmp_path):
+    d = write(tmp_path, "a.jsonl", [json.dumps({"case_id": 7, "calls": [], "world": None})])
+    (r,) = read_runs([d])
+    assert r.world is MISSING
+    assert r.run_id == f"{d}/a.jsonl:1"  # no run_id: the record's place stands in for it
+    assert r.case_id == "7"
+
+
+def test_a_truncated_gzip_is_reported_not_fatal(tmp_path):
+    d = tmp_path / "traces"
+    d.mkdir()
+    whole = gzip.compress(("\n".join(run(run_id=f"r{i}") for i in range(2000)) + "\n").encode())
+    (d / "a.jsonl.gz").write_bytes(whole[: len(whole) // 2])
+    items = list(read_runs([d]))
+    assert isinstance(items[-1], TraceError)
+    assert "cannot be read past this point" in items[-1].error
+    assert all(isinstance(i, Run) for i in items[:-1]) and len(items) > 1
+
+
+def test_missing_path_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match=r"traces directory '.*nope' does not exist"):
+        list(read_runs([tmp_path / "nope"]))
+
+
+def test_the_reader_is_a_stream(tmp_path):
+    d = write(tmp_path, "a.jsonl", [run(run_id=str(i)) for i in range(3)])
+    it = read_runs([d])
+    assert next(it).run_id == "0"  # nothing forces the whole file to be read first
