@@ -188,13 +188,16 @@ class Grader:
         if verdict == "false_failure":
             shapes = _false_failure_shapes(calls, cp, matched, mode, labels)
         elif verdict == "false_pass":
-            found = set()
-            if redundant:
-                found.add("redundant_call")
-            if matched is None:
-                found.add("rejected_call")
-            if not effects_ok:
-                found.add("effect_failed")
+            # The primary shape by precedence; a failed effect is an independent fact and is
+            # listed too. `rejected_call` only names a step an errored attempt alone made.
+            primary = (
+                "redundant_call"
+                if redundant
+                else "rejected_call"
+                if matched is None
+                else "effect_failed"
+            )
+            found = {primary} | ({"effect_failed"} if not effects_ok else set())
             shapes = tuple(s for s in FALSE_PASS_SHAPES if s in found)
         suspects: tuple[tuple[str, str, str], ...] = ()
         if matched is not None and not effects_ok:
@@ -345,6 +348,8 @@ def _label(
             step = mismatch_of[i]
             comparison = c.plan.compare(call.args, seq.steps[step].args)
             label = "mismatch"
+            if comparison.equal:
+                reason = f"matches step {step}, out of order"
         elif outside_allowed or (mode == "prefix" and position[i] >= len(seq.steps)):
             label = "extra"
         else:
