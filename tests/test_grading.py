@@ -1,0 +1,110 @@
+"""Grading, scenario by scenario: tests/data/scenarios/<name>/{tools,cases,traces,expected.json}.
+
+Each expected.json names, per run, only what the scenario is about; every key it gives is checked:
+verdict, shape, shapes, accepted, labels, missing (step indices), effects (statuses), suspects,
+params (per call index: path -> shapes), reasons and repeats (per call index).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evalrunner.pipeline import load_config, score
+from evalrunner.report import run_to_json
+from evalrunner.score import RunResult
+
+SCENARIOS = Path(__file__).parent / "data" / "scenarios"
+
+
+def grade(name: str):
+    d = SCENARIOS / name
+    config = load_config(d / "tools", d / "cases")
+    results: list = []
+    summary = score(config, [d / "traces"], sink=results.append)
+    return results, summary
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SCENARIOS.iterdir()))
+def test_scenario(name):
+    expected = json.loads((SCENARIOS / name / "expected.json").read_text())["runs"]
+    results, summary = grade(name)
+    assert all(isinstance(r, RunResult) for r in results)
+    assert summary.unscoreable == 0
+    got = {r.run_id: r for r in results}
+    assert sorted(got) == sorted(expected)
+    for run_id, want in expected.items():
+        r = got[run_id]
+        j = run_to_json(r)
+        where = f"{name}/{run_id}"
+        if "verdict" in want:
+            assert r.verdict == want["verdict"], where
+        if "shape" in want:
+            assert r.shape == want["shape"], where
+        if "shapes" in want:
+            assert list(r.shapes) == want["shapes"], where
+        if "accepted" in want:
+            assert r.accepted == want["accepted"], where
+        if "labels" in want:
+            assert [c.label for c in r.calls] == want["labels"], where
+        if "missing" in want:
+            assert [j for j, _ in r.missing] == want["missing"], where
+        if "effects" in want:
+            assert [e.status for e in r.effects] == want["effects"], where
+        if "suspects" in want:
+            assert [list(s) for s in r.suspects] == want["suspects"], where
+        for index, params in want.get("params", {}).items():
+            got_params = j["calls"][int(index)].get("params", {})
+            assert {p: v["shapes"] for p, v in got_params.items()} == params, where
+        for index, reason in want.get("reasons", {}).items():
+            assert r.calls[int(index)].reason == reason, where
+        for index, repeats in want.get("repeats", {}).items():
+            assert r.calls[int(index)].repeats == repeats, where
+
+
+def test_verdicts_agree_with_both_checks():
+    """verdict is a function of (reported pass, true pass) in every scenario run."""
+    table = {
+        (True, True): "pass",
+        (False, False): "fail",
+        (False, True): "false_failure",
+        (True, False): "false_pass",
+    }
+    for d in SCENARIOS.iterdir():
+        results, _ = grade(d.name)
+        for r in results:
+            assert table[(r.reported_pass, r.true_pass)] == r.verdict
+
+
+def test_summary_of_a_scenario():
+    _, s = grade("fp_redundant_call")
+    j = s.to_json()
+    assert j["runs"] == 4 and j["unscoreable"] == 0
+    assert j["verdicts"] == {"pass": 1, "fail": 0, "false_failure": 0, "false_pass": 3}
+    assert j["false_passes"] == {"redundant_call": 3, "rejected_call": 0, "effect_failed": 0}
+    # 11 calls, one extra (outside a contains sequence): 10 graded; 4 redundant ones fail truly
+    assert j["calls"] == 10
+    assert j["true"]["failed_calls"] == 4
+    assert j["reported"]["failed_calls"] == 0  # each call in isolation equals a canonical step
+    assert j["reported"]["run_failure_rate"] == 0.0 and j["true"]["run_failure_rate"] == 0.75
+
+
+def test_per_call_false_failure_shapes_by_tool():
+    _, s = grade("ff_errored_attempt")
+    refunds = s.by_tool["issue_refund"]
+    assert refunds.calls == 4
+    assert refunds.reported_failed_calls == 3  # two errored attempts and the "42.00" restatement
+    assert refunds.true_failed_calls == 0
+    assert dict(refunds.false_failures) == {"errored_attempt": 2, "encoding": 1}
+
+
+def test_effects_counted_and_suspects_summed():
+    _, s = grade("effects_without_world")
+    assert (s.effects_checked, s.effects_failed, s.effects_unverified) == (0, 0, 4)
+    _, s = grade("normalizer_suspect")
+    assert dict(s.suspects) == {("lookup_order", "order_id", "casefold"): 1}
+    assert s.to_json()["normalizer_suspects"] == [
+        {"tool": "lookup_order", "param": "order_id", "norm": "casefold", "runs": 1}
+    ]
