@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import norms, score
+from . import diff, norms, score
 
 app = typer.Typer(
     name="evalrun",
@@ -18,6 +18,7 @@ app = typer.Typer(
 )
 app.command("score")(score.score)
 app.command("norms")(norms.norms)
+app.command("diff")(diff.diff)
 
 
 def main() -> None:

@@ -1,0 +1,252 @@
+"""`evalrun diff OLD NEW`: what moved between two scorings, why, and whether it is more than noise."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..diff import SHAPES, DiffResult, describe_test
+from ..diff import diff as run_diff
+from ..report import dumps
+from .common import (
+    EXIT_THRESHOLD,
+    CasesOpt,
+    OutputOpt,
+    ToolsOpt,
+    data_console,
+    fail,
+    input_errors,
+    output_stream,
+    stderr,
+)
+
+MAX_FLIPS_SHOWN = 50
+
+
+class DiffFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+class PairingChoice(str, Enum):
+    auto = "auto"
+    run_id = "run_id"
+    case_id = "case_id"
+
+
+SideArg = Annotated[
+    str,
+    typer.Argument(
+        help="A results file (evalrun score --format json or jsonl), a trace file or directory, "
+        "or a git revision (HEAD~1, a tag, a SHA). A path that exists wins over a revision.",
+        show_default=False,
+    ),
+]
+
+
+def diff(
+    old: SideArg,
+    new: SideArg,
+    tools: ToolsOpt = Path("tools"),
+    cases: CasesOpt = Path("cases"),
+    format: Annotated[
+        DiffFormat, typer.Option("--format", "-f", help="Output: table or json.")
+    ] = DiffFormat.table,
+    output: OutputOpt = None,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression",
+            help="Exit 1 when the true verdicts got worse and the paired test's p is below "
+            "--alpha, for CI.",
+        ),
+    ] = False,
+    alpha: Annotated[
+        float,
+        typer.Option(
+            "--alpha",
+            help="Significance level of the paired test, between 0 and 1.",
+        ),
+    ] = 0.05,
+    pairing: Annotated[
+        PairingChoice,
+        typer.Option(
+            "--pairing",
+            help="Pair runs by run_id or by case_id; auto pairs by run_id when both sides hold "
+            "the same runs.",
+        ),
+    ] = PairingChoice.auto,
+) -> None:
+    """Compare two scorings: failure rates, shapes, flipped runs with causes, a paired test.
+
+    OLD and NEW are each a results file, a trace file or directory (scored with --tools and
+    --cases), or a git revision of this repository, whose own tools/, cases/ and traces/ are
+    scored (read with git archive; the working tree is not touched). Runs pair by run_id when
+    both sides hold the same runs, else by case_id (pass fractions per case). Exit codes: 0 done;
+    1 --fail-on-regression and the true verdicts got significantly worse; 2 unusable input.
+    """
+    if not 0 < alpha < 1:
+        raise fail(f"--alpha must be between 0 and 1 (exclusive), not {alpha:g}")
+    with input_errors():
+        result = run_diff(old, new, tools=tools, cases=cases, pairing=pairing.value)
+    with output_stream(output) as out:
+        if format is DiffFormat.json:
+            out.write(dumps(result.to_json()) + b"\n")
+        else:
+            render(result, alpha, data_console(out, to_file=output is not None))
+
+    err = stderr()
+    for name, side in (("OLD", result.old), ("NEW", result.new)):
+        unscoreable = side.summary.get("unscoreable") or 0
+        if unscoreable and side.kind != "results":
+            err.print(f"{name}: {unscoreable} trace lines could not be scored (not compared)")
+    if result.suspect_rules:
+        rules = ", ".join(f"{s.norm} on {s.tool}.{s.param}" for s in result.suspect_rules)
+        err.print(
+            f"[bold red]warning:[/bold red] calls now match through {rules} while the recorded "
+            "world says the run failed: doubt the rule before trusting the new passes",
+            markup=True,
+        )
+    if fail_on_regression and result.regressed(alpha):
+        err.print(f"the true verdicts got worse: {describe_test(result, alpha)}")
+        raise typer.Exit(code=EXIT_THRESHOLD)
+
+
+# ------------------------------------------------------------------------------------ table
+
+
+def render(result: DiffResult, alpha: float, console: Console) -> None:
+    old, new = result.old.summary, result.new.summary
+    console.print(
+        Text.assemble(
+            ("evalrun diff", "bold"), f" · paired by {result.pairing}: {result.pairing_reason}"
+        )
+    )
+    console.print(Text(f"  old  {result.old.source}"))
+    console.print(Text(f"  new  {result.new.source}"))
+    unpaired_old, unpaired_new = result.unpaired
+    if unpaired_old or unpaired_new:
+        console.print(
+            Text(
+                f"  not paired: {unpaired_old} {result.unit}s only in OLD, "
+                f"{unpaired_new} only in NEW (left out of the flips and the test)"
+            )
+        )
+    console.print()
+
+    rates = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    rates.add_column("")
+    for col in ("old", "new", "change"):
+        rates.add_column(col, justify="right")
+    delta = result.delta()
+    for check, label in (
+        ("reported", "reported run failure rate"),
+        ("true", "true run failure rate"),
+    ):
+        rates.add_row(
+            label,
+            _rate_cell(result.old.failed(check), result.old.n_runs),
+            _rate_cell(result.new.failed(check), result.new.n_runs),
+            _points(delta[f"{check}_run_failure_rate"]),
+            style="bold" if check == "true" else None,
+        )
+    rates.add_row("runs", f"{result.old.n_runs:,}", f"{result.new.n_runs:,}", "")
+    console.print(rates)
+    console.print()
+
+    shapes = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    shapes.add_column("shape")
+    for col in ("old", "new", "change"):
+        shapes.add_column(col, justify="right")
+    any_shape = False
+    for group, names in SHAPES:
+        rows = [(s, _shape_count(old, group, s), _shape_count(new, group, s)) for s in names]
+        rows = [r for r in rows if r[1] or r[2]]
+        if not rows:
+            continue
+        any_shape = True
+        shapes.add_row(Text(group.replace("_", " "), style="bold"), "", "", "")
+        for s, a, b in rows:
+            shapes.add_row(f"  {s}", f"{a:,}", f"{b:,}", f"{b - a:+,}" if b != a else "0")
+    if any_shape:
+        console.print(shapes)
+        console.print()
+
+    _render_suspects(result, console)
+    _render_flips(result, console)
+    console.print(
+        Text.assemble(
+            (f"Test ({_TEST_NAMES[result.test.name]} on the true verdicts): ", "bold"),
+            describe_test(result, alpha),
+        )
+    )
+
+
+_TEST_NAMES = {"exact_mcnemar": "exact McNemar, runs", "exact_sign": "exact sign test, cases"}
+
+
+def _render_suspects(result: DiffResult, console: Console) -> None:
+    if not result.suspect_rules:
+        return
+    console.print(
+        Text(
+            "WARNING: calls now match through a rule while the recorded world says the run "
+            "failed. That is how a rule change creates false passes: doubt the rule first.",
+            style="bold red",
+        )
+    )
+    for s in result.suspect_rules:
+        line = (
+            f"  {s.norm} on {s.tool}.{s.param}: {s.runs} run{'s' if s.runs != 1 else ''} with "
+            f"failing effects ({', '.join(s.keys[:5])}{', …' if len(s.keys) > 5 else ''})"
+        )
+        if s.unverified_passes:
+            line += f"; {s.unverified_passes} runs it turned into passes had no world to check"
+        console.print(Text(line, style="red"))
+    console.print()
+
+
+def _render_flips(result: DiffResult, console: Console) -> None:
+    flips = result.flips
+    what = "runs changed verdict" if result.pairing == "run_id" else "cases changed pass fraction"
+    console.print(Text.assemble(("Flips", "bold"), f": {len(flips):,} {what}"))
+    if not flips:
+        console.print()
+        return
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column(result.pairing)
+    table.add_column("old → new")
+    table.add_column("cause", overflow="fold")
+    for f in flips[:MAX_FLIPS_SHOWN]:
+        table.add_row(f.key, f"{_value(f.old)} → {_value(f.new)}", f.cause)
+    console.print(table)
+    if len(flips) > MAX_FLIPS_SHOWN:
+        console.print(f"… and {len(flips) - MAX_FLIPS_SHOWN:,} more (--format json lists them all)")
+    console.print()
+
+
+def _value(v: Any) -> str:
+    return v if isinstance(v, str) else f"{100 * v:.0f}%"
+
+
+def _rate_cell(failed: int, total: int) -> str:
+    return f"{100 * failed / total:.1f}% ({failed:,})" if total else "–"
+
+
+def _points(delta: float) -> str:
+    if delta == 0:
+        return "0.0 pts"
+    return f"{100 * delta:+.1f} pts"
+
+
+def _shape_count(summary: dict[str, Any], group: str, shape: str) -> int:
+    counts = summary.get(group)
+    value = counts.get(shape, 0) if isinstance(counts, dict) else 0
+    return value if isinstance(value, int) else 0
