@@ -10,17 +10,20 @@ import orjson
 from .model import InputError
 
 
-def list_files(path: str | Path, suffixes: tuple[str, ...], *, what: str, flag: str) -> list[Path]:
+def list_files(
+    path: str | Path, suffixes: tuple[str, ...], *, what: str, flag: str = "", hint: str = ""
+) -> list[Path]:
     """The files under `path` (recursive, sorted) whose names end in one of `suffixes`.
 
     `path` may also be a single file. A missing or unreadable path is an InputError that names the
-    flag to fix.
+    flag to set (or the `hint`) in its message.
     """
     p = Path(path)
     if p.is_file():
         return [p]
     if not p.exists():
-        raise InputError(f"{what} directory {str(p)!r} does not exist (set it with {flag} DIR)")
+        hint = hint or f"set it with {flag} DIR"
+        raise InputError(f"{what} directory {str(p)!r} does not exist ({hint})")
     if not p.is_dir():
         raise InputError(f"{what} path {str(p)!r} is neither a file nor a directory")
     try:

@@ -151,7 +151,8 @@ class ToolPlan:
 
     @classmethod
     def compile(cls, tool: Tool, registry: Mapping[str, Normalizer]) -> ToolPlan:
-        return cls(tool, tool.name, compile_param(tool.params, registry, tool.source or tool.name))
+        where = f"{tool.source} ({tool.name})" if tool.source else tool.name
+        return cls(tool, tool.name, compile_param(tool.params, registry, where))
 
     @classmethod
     def unknown(cls, name: str) -> ToolPlan:

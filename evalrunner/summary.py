@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .jsonvalue import short_json
+from .jsonvalue import json_eq, short_json
 from .model import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, MISSING, VERDICTS, Tool, TraceError
 from .score import RunResult
 
@@ -248,10 +248,12 @@ def _detail(r: RunResult, shape: str) -> str:
                     if shape == "default":
                         side = d.actual if d.actual is not MISSING else d.expected
                         return f"{c.tool}.{d.path} = {short_json(side)} is the declared default"
-                    return (
-                        f"{c.tool}.{d.path}: {short_json(d.actual)} → {short_json(d.actual_norm)} "
-                        f"({d.norm}); expected {short_json(d.expected)}"
+                    text = (
+                        f"{c.tool}.{d.path}: {short_json(d.actual)} → {short_json(d.actual_norm)}"
                     )
+                    if not json_eq(d.expected, d.expected_norm):
+                        text += f", expected {short_json(d.expected)}"
+                    return f"{text} ({d.norm})"
         return ""
     if shape == "alternate_path":
         tools = ", ".join(

@@ -126,22 +126,22 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
 
 def _shape_table(console, title, share_of, shapes, counts, whole, examples) -> None:
     total = sum(counts[k] for k in shapes)
-    console.print(f"[bold]{title}[/bold]: {_n(total)} runs")
-    if not total:
-        console.print()
-        return
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column("shape")
-    table.add_column("runs", justify="right")
-    table.add_column(share_of, justify="right")
-    table.add_column("example", overflow="fold")
+    console.print(f"[bold]{title}[/bold]: {_n(total)} runs ({_pct(total, whole)} {share_of})")
     for shape in shapes:
         if not counts[shape]:
             continue
+        share = _pct(counts[shape], whole)
+        console.print(
+            Text(f"  {shape:<16}{_n(counts[shape]):>7}  {share:>6}  {SHAPE_MEANING[shape]}")
+        )
         ex = examples.get(shape)
-        example = f"{ex[1]['case_id']}: {ex[1]['detail']}" if ex else ""
-        table.add_row(shape, _n(counts[shape]), _pct(counts[shape], whole), example)
-    console.print(table)
+        if ex:
+            console.print(
+                Text(f"      e.g. {ex[1]['case_id']}: {ex[1]['detail']}", style="dim"),
+                no_wrap=True,
+                overflow="ellipsis",
+            )
+    console.print()
 
 
 def _top_tools(console: Console, s: Summary) -> None:

@@ -38,7 +38,10 @@ def stderr() -> Console:
 
 def fail(message: str) -> typer.Exit:
     """Print an input error to stderr; return the exit to raise (code 2)."""
-    stderr().print(f"[bold red]error:[/bold red] {message}", markup=True, highlight=False)
+    # soft_wrap: a message is one line however long, so that logs and grep keep it whole
+    err = stderr()
+    err.print("[bold red]error:[/bold red] ", end="", markup=True)
+    err.print(message, markup=False, soft_wrap=True)
     return typer.Exit(code=EXIT_INPUT)
 
 

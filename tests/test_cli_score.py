@@ -1,0 +1,217 @@
+"""`evalrun score` end to end with CliRunner on the files in tests/data/cli."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+from typer.testing import CliRunner
+
+from evalrunner.cli import app
+
+DATA = Path(__file__).parent / "data" / "cli"
+BASE = ["--tools", str(DATA / "tools"), "--cases", str(DATA / "cases")]
+SCHEMA = json.loads(resources.files("evalrunner").joinpath("results.schema.json").read_text())
+
+
+def invoke(*args, input=None, env=None):
+    runner = CliRunner()
+    return runner.invoke(
+        app, ["score", *args], input=input, env={"COLUMNS": "80", "NO_COLOR": "1", **(env or {})}
+    )
+
+
+def as_json(*args):
+    result = invoke(*BASE, str(DATA / "traces"), "--format", "json", *args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_json_document_numbers():
+    doc = as_json()
+    jsonschema.validate(doc, SCHEMA)
+    s = doc["summary"]
+    assert (s["runs"], s["unscoreable"], s["lines"], s["calls"]) == (7, 2, 9, 8)
+    assert s["runs"] + s["unscoreable"] == s["lines"]
+    assert s["verdicts"] == {"pass": 1, "fail": 2, "false_failure": 2, "false_pass": 2}
+    assert s["reported"] == {
+        "failed_runs": 4,
+        "run_failure_rate": 0.5714,
+        "failed_calls": 4,
+        "call_failure_rate": 0.5,
+    }
+    assert s["true"] == {
+        "failed_runs": 4,
+        "run_failure_rate": 0.5714,
+        "failed_calls": 3,
+        "call_failure_rate": 0.375,
+    }
+    assert s["false_failures"] == {
+        "alternate_path": 1,
+        "errored_attempt": 0,
+        "encoding": 1,
+        "ordering": 0,
+        "default": 0,
+    }
+    assert s["false_passes"] == {"redundant_call": 1, "rejected_call": 1, "effect_failed": 0}
+    assert s["effects"] == {"checked": 8, "failed": 2, "unverified": 2}
+    assert s["coverage"] == {"tools": 4, "tools_with_norms": 2, "call_share_with_norms": 0.5}
+    verdicts = {r["run_id"]: (r["verdict"], r["shape"]) for r in doc["runs"]}
+    assert verdicts == {
+        "r1": ("pass", None),
+        "r2": ("false_failure", "encoding"),
+        "r3": ("fail", None),
+        "r4": ("false_failure", "alternate_path"),
+        "r5": ("false_pass", "redundant_call"),
+        "r6": ("fail", None),
+        "r8": ("false_pass", "rejected_call"),
+    }
+    r2 = next(r for r in doc["runs"] if r["run_id"] == "r2")
+    assert r2["shapes"] == ["encoding", "ordering", "default"]
+    assert r2["calls"][0]["params"]["month"] == {
+        "kind": "equivalent",
+        "shape": "encoding",
+        "shapes": ["encoding"],
+        "norm": "month",
+        "actual": "2026-03-01",
+        "expected": "2026-03",
+        "actual_norm": "2026-03",
+    }
+    assert [e["source"].rsplit("/", 1)[1] for e in doc["errors"]] == ["a.jsonl:7", "a.jsonl:9"]
+    assert doc["errors"][1]["error"] == "unknown case 'nope' (not in the cases directory)"
+
+
+def test_jsonl_is_the_runs_then_the_summary():
+    doc = as_json()
+    result = invoke(*BASE, str(DATA / "traces"), "--format", "jsonl")
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert lines[:-1] == doc["runs"]
+    assert lines[-1] == {"errors": doc["errors"], "summary": doc["summary"]}
+
+
+def test_output_is_deterministic_and_keys_sorted(tmp_path):
+    out1, out2 = tmp_path / "1.json", tmp_path / "2.json"
+    for out in (out1, out2):
+        assert invoke(*BASE, str(DATA / "traces"), "-f", "json", "-o", str(out)).exit_code == 0
+    assert out1.read_bytes() == out2.read_bytes()
+    text = out1.read_text()
+    assert (
+        text.startswith('{"errors":[')
+        and json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        + "\n"
+        == text
+    )
+
+
+def test_the_table_at_80_columns_without_colour():
+    result = invoke(*BASE, str(DATA / "traces"))
+    assert result.exit_code == 0
+    out = result.stdout
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "\x1b[" not in out
+    assert "run failure rate                 57.1% (4)   57.1% (4)" in out
+    assert "call failure rate                50.0% (4)   37.5% (3)" in out
+    assert "False failures: 2 runs (50.0% of reported failures)" in out
+    assert "  encoding              1   25.0%  same value, another encoding" in out
+    assert 'e.g. refund-dana-march: search_invoices.month: "2026-03-01" → "2026-03"' in out
+    assert "  redundant_call        1   33.3%  a correct call repeated (a loop)" in out
+    assert "Effects: 8 assertions checked, 2 failed, 2 unverified (no world recorded)" in out
+    assert "Coverage: 2 of 4 tools declare equivalence rules; they carry 50.0% of calls" in out
+    assert "a.jsonl:7  line is not valid JSON" in out
+    assert "2 of 9 trace lines could not be scored" in result.stderr
+
+
+def test_show_lists_the_runs_behind_a_number():
+    result = invoke(*BASE, str(DATA / "traces"), "--show", "false-failures")
+    out = result.stdout.split("Runs (false-failures)")[1]
+    assert "r2  refund-dana-march" in out and "r4  refund-dana-march" in out
+    assert "r3 " not in out
+    assert 'month: "2026-03-01" ~ "2026-03" → "2026-03" by month (encoding)' in out
+    assert "limit: 50 on the actual side only is the declared default (default)" in out
+    result = invoke(*BASE, str(DATA / "traces"), "--show", "failures", "--limit", "1")
+    assert "and 3 more runs" in result.stdout
+
+
+def test_show_needs_the_table():
+    result = invoke(*BASE, str(DATA / "traces"), "--show", "failures", "-f", "json")
+    assert result.exit_code == 2
+    assert "--show lists runs under the table" in result.stderr
+
+
+def test_fail_above_exits_1():
+    assert invoke(*BASE, str(DATA / "traces"), "--fail-above", "0.6").exit_code == 0
+    result = invoke(*BASE, str(DATA / "traces"), "--fail-above", "0.5")
+    assert result.exit_code == 1
+    assert "true run failure rate 57.1% is above --fail-above 50.0%" in result.stderr
+
+
+def test_strict_exits_2_on_an_unreadable_line(tmp_path):
+    assert invoke(*BASE, str(DATA / "traces"), "--strict", "-f", "json").exit_code == 2
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text(
+        "".join(line + "\n" for line in (DATA / "traces" / "a.jsonl").read_text().splitlines()[:6])
+    )
+    assert invoke(*BASE, str(clean), "--strict").exit_code == 0
+
+
+def test_stdin_and_gzip(tmp_path):
+    raw = (DATA / "traces" / "a.jsonl").read_bytes()
+    (tmp_path / "a.jsonl.gz").write_bytes(gzip.compress(raw))
+    from_stdin = invoke(*BASE, "-", "-f", "json", input=raw)
+    from_gz = invoke(*BASE, str(tmp_path / "a.jsonl.gz"), "-f", "json")
+    a, b = json.loads(from_stdin.stdout), json.loads(from_gz.stdout)
+    for doc in (a, b):
+        del doc["summary"]["examples"]  # they name their source
+    assert a["summary"] == b["summary"]
+    assert a["summary"]["verdicts"] == as_json()["summary"]["verdicts"]
+    assert a["runs"][0]["source"] == "<stdin>:1"
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (lambda d: shutil.rmtree(d / "tools"), "tools directory"),
+        (
+            lambda d: (d / "tools" / "bad.json").write_text("{"),
+            "bad.json: this tool file is not valid JSON",
+        ),
+        (
+            lambda d: (d / "tools" / "x.json").write_text(
+                json.dumps(
+                    {"name": "x", "parameters": {"properties": {"a": {"x-eval-norm": "nope"}}}}
+                )
+            ),
+            "x.json (x): parameter 'a': unknown normalizer 'nope'",
+        ),
+        (
+            lambda d: (d / "cases" / "dup.json").write_text(
+                json.dumps({"id": "legacy", "expected_tool": "t"})
+            ),
+            "case id 'legacy' is used twice",
+        ),
+        (
+            lambda d: (d / "cases" / "m.json").write_text(
+                json.dumps({"id": "m", "accept": [[{"tool": "t"}]], "match": "any"})
+            ),
+            "unknown match mode 'any'",
+        ),
+    ],
+)
+def test_unusable_input_exits_2_with_a_message(tmp_path, setup, message):
+    d = tmp_path / "corpus"
+    shutil.copytree(DATA, d)
+    setup(d)
+    result = invoke("--tools", str(d / "tools"), "--cases", str(d / "cases"), str(d / "traces"))
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert result.stdout == ""
+
+
+def test_missing_traces_path_exits_2(tmp_path):
+    result = invoke(*BASE, str(tmp_path / "nowhere"))
+    assert result.exit_code == 2 and "does not exist" in result.stderr
