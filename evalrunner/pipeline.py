@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from .adapters import TraceFormat, TraceReader
 from .cases import load_cases
 from .model import Case, Run, Tool, TraceError
 from .norms import Normalizer, load_registry
@@ -49,18 +50,23 @@ def score(
     sink: Sink | None = None,
     stdin: BinaryIO | None = None,
     progress: Callable[[int], None] | None = None,
+    trace_format: TraceFormat | str = TraceFormat.auto,
+    case_key: str | None = None,
+    run_key: str | None = None,
 ) -> Summary:
     """Grade every run in `paths`, in order, and return their summary.
 
     Each result (or unscoreable line) goes to `sink` as soon as it is graded; `progress` is told
-    how many lines have been read, now and then.
+    how many lines have been read, now and then. `trace_format` (detected per line by default)
+    and `case_key`/`run_key` (where the ids live) say how to read the traces: see adapters.py.
     """
+    reader = TraceReader(trace_format, case_key=case_key, run_key=run_key)
     files = trace_files(paths)
     summary = Summary.for_tools(config.tools)
     grade = config.grader.grade
     n = 0
     for file_no, name in enumerate(files):
-        for line_no, item in enumerate(read_file(name, stdin=stdin)):
+        for line_no, item in enumerate(read_file(name, stdin=stdin, reader=reader)):
             result = item if isinstance(item, TraceError) else grade(item)
             summary.add(result, (file_no, line_no))
             if sink is not None:

@@ -14,13 +14,16 @@ import sys
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
 from ._files import list_files
 from .jsonvalue import json_kind
 from .model import MISSING, Call, InputError, Run, TraceError
+
+if TYPE_CHECKING:
+    from .adapters import TraceReader
 
 TRACE_SUFFIXES = (".jsonl", ".jsonl.gz")
 STDIN = "-"
@@ -40,15 +43,27 @@ def trace_files(paths: Iterable[str | Path]) -> list[str]:
 
 
 def read_runs(
-    paths: Iterable[str | Path], *, stdin: BinaryIO | None = None
+    paths: Iterable[str | Path],
+    *,
+    stdin: BinaryIO | None = None,
+    reader: TraceReader | None = None,
 ) -> Iterator[Run | TraceError]:
     """Every run in the trace inputs, in order: files sorted, lines in file order."""
     for name in trace_files(paths):
-        yield from read_file(name, stdin=stdin)
+        yield from read_file(name, stdin=stdin, reader=reader)
 
 
-def read_file(name: str, *, stdin: BinaryIO | None = None) -> Iterator[Run | TraceError]:
-    """The runs of one trace file (`-` for standard input)."""
+def read_file(
+    name: str, *, stdin: BinaryIO | None = None, reader: TraceReader | None = None
+) -> Iterator[Run | TraceError]:
+    """The runs of one trace file (`-` for standard input).
+
+    Without a `reader` every line must be a native run; an `adapters.TraceReader` also reads the
+    OpenAI, Anthropic, MCP and OpenTelemetry formats (native lines still go straight through).
+    """
+    if reader is not None:
+        yield from reader.read(iter_lines(name, stdin=stdin))
+        return
     for source, line in iter_lines(name, stdin=stdin):
         if isinstance(line, TraceError):
             yield line

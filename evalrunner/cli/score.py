@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from ..adapters import TraceFormat
 from ..pipeline import load_config
 from ..pipeline import score as run_scoring
 from ..report import JsonlWriter, JsonWriter
@@ -82,6 +83,36 @@ def score(
         ),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", min=0, help="How many runs --show lists.")] = 20,
+    trace_format: Annotated[
+        TraceFormat,
+        typer.Option(
+            "--trace-format",
+            help="How trace lines are written: auto (detected per line), native, openai-chat, "
+            "openai-responses, anthropic, mcp or otel (OpenTelemetry GenAI spans). "
+            "See docs/trace-formats.md.",
+        ),
+    ] = TraceFormat.auto,
+    case_key: Annotated[
+        str | None,
+        typer.Option(
+            "--case-key",
+            metavar="PATH",
+            help="Where each record keeps its case id, as a dotted path (request.metadata.task). "
+            "Default: case_id, else metadata.case_id; for otel, the span attribute named "
+            "PATH (default evalrun.case_id).",
+            show_default=False,
+        ),
+    ] = None,
+    run_key: Annotated[
+        str | None,
+        typer.Option(
+            "--run-key",
+            metavar="PATH",
+            help="Where each record keeps its run id, as --case-key. Default: run_id, else "
+            "metadata.run_id; for otel, the attribute evalrun.run_id, else the trace id.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Score recorded runs: the failure rate exact-match reports, the true one, and why they differ.
 
@@ -118,7 +149,15 @@ def score(
                         hidden += 1
 
             with _progress() as progress:
-                summary = run_scoring(config, paths, sink=sink, progress=progress)
+                summary = run_scoring(
+                    config,
+                    paths,
+                    sink=sink,
+                    progress=progress,
+                    trace_format=trace_format,
+                    case_key=case_key,
+                    run_key=run_key,
+                )
 
             if writer is not None:
                 writer.close(summary)
