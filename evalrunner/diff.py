@@ -35,6 +35,7 @@ import orjson
 from .model import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, VERDICTS, InputError, TraceError
 from .pipeline import Config, load_config, score
 from .report import run_to_json
+from .traces import TRACE_SUFFIXES
 
 Pairing = Literal["run_id", "case_id"]
 PAIRINGS: tuple[str, ...] = ("auto", "run_id", "case_id")
@@ -252,7 +253,9 @@ class _Loader:
         config = self.config()
         summary, runs = _score(config, path, lambda d: d)
         what = "trace directory" if path.is_dir() else "trace file"
-        source = f"{what} {spec}, scored with tools {self.tools} and cases {self.cases}"
+        source = (
+            f"{what} {spec}, scored with the current tools ({self.tools}) and cases ({self.cases})"
+        )
         return Side("traces", source, summary, runs)
 
     def _load_revision(self, spec: str) -> Side:
@@ -332,7 +335,12 @@ def _open(path: Path):
 
 
 def _sniff(path: Path, spec: str) -> Literal["json", "jsonl", "traces"]:
-    """Which kind of file `path` is, from its first line; InputError when it is none of them."""
+    """Which kind of file `path` is, from its first line; InputError when it is none of them.
+
+    A results file is recognized by its keys. A `.jsonl` file that is not one is a trace file,
+    whatever its lines hold: the trace reader reads it, or lists each line it cannot score.
+    """
+    trace_name = path.name.endswith(TRACE_SUFFIXES)
 
     def bad(why: str) -> InputError:
         return InputError(f"{spec}: not an evalrun results file ({why}); {RESULTS_HELP}")
@@ -342,16 +350,20 @@ def _sniff(path: Path, spec: str) -> Literal["json", "jsonl", "traces"]:
     except (OSError, EOFError) as e:
         raise InputError(f"{spec}: cannot read: {e}") from None
     if first is None:
-        if path.name.endswith((".jsonl", ".jsonl.gz")):
+        if trace_name:
             return "traces"  # an empty trace file: zero runs, as `evalrun score` reads it
         raise bad("the file is empty")
     try:
         value = orjson.loads(first)
     except orjson.JSONDecodeError:
-        value = _whole(path)  # a results document pretty-printed over several lines
+        value = None if trace_name else _whole(path)  # a results document, pretty-printed
         if value is None:
+            if trace_name:
+                return "traces"
             raise bad("its first line is not JSON") from None
     if type(value) is not dict:
+        if trace_name:
+            return "traces"
         raise bad("it is not a JSON object")
     keys = value.keys()
     if {"evalrun", "runs", "summary"} <= keys:
@@ -360,7 +372,7 @@ def _sniff(path: Path, spec: str) -> Literal["json", "jsonl", "traces"]:
         return "jsonl"
     if {"errors", "summary"} <= keys and "calls" not in keys:
         return "jsonl"  # the summary line of a run-less jsonl results file
-    if "calls" in keys:
+    if "calls" in keys or trace_name:
         return "traces"
     shown = ", ".join(sorted(map(str, keys))[:6]) or "none"
     raise bad(f"a JSON object with keys {shown}")

@@ -183,13 +183,16 @@ def render(result: DiffResult, alpha: float, console: Console) -> None:
     _render_flips(result, console)
     console.print(
         Text.assemble(
-            (f"Test ({_TEST_NAMES[result.test.name]} on the true verdicts): ", "bold"),
+            (f"Test on the true verdicts ({_TEST_NAMES[result.test.name]}): ", "bold"),
             describe_test(result, alpha),
         )
     )
 
 
-_TEST_NAMES = {"exact_mcnemar": "exact McNemar, runs", "exact_sign": "exact sign test, cases"}
+_TEST_NAMES = {
+    "exact_mcnemar": "exact McNemar over runs",
+    "exact_sign": "exact sign test over cases",
+}
 
 
 def _render_suspects(result: DiffResult, console: Console) -> None:
@@ -208,7 +211,7 @@ def _render_suspects(result: DiffResult, console: Console) -> None:
             f"failing effects ({', '.join(s.keys[:5])}{', …' if len(s.keys) > 5 else ''})"
         )
         if s.unverified_passes:
-            line += f"; {s.unverified_passes} runs it turned into passes had no world to check"
+            line += f"; {s.unverified_passes} more it turned into passes had no world to check them"
         console.print(Text(line, style="red"))
     console.print()
 
