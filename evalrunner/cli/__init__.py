@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import diff, norms, score
+from . import diff, lint, norms, score
 
 app = typer.Typer(
     name="evalrun",
@@ -18,6 +18,7 @@ app = typer.Typer(
 )
 app.command("score")(score.score)
 app.command("norms")(norms.norms)
+app.command("lint")(lint.lint)
 app.command("diff")(diff.diff)
 
 

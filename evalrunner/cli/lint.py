@@ -1,0 +1,146 @@
+"""`evalrun lint`: check tools, rules and cases; findings as a table, JSON or JSONL."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from ..lint import CODES, Finding, LintReport
+from ..lint import lint as run_lint
+from ..report import dumps
+from .common import (
+    EXIT_THRESHOLD,
+    CasesOpt,
+    Format,
+    FormatOpt,
+    OutputOpt,
+    ToolsOpt,
+    data_console,
+    fail,
+    input_errors,
+    output_stream,
+)
+
+INDENT = " " * 10
+STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def lint(
+    tools: ToolsOpt = Path("tools"),
+    cases: CasesOpt = Path("cases"),
+    traces: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--traces",
+            metavar="PATH",
+            help="Trace file or directory (.jsonl, .jsonl.gz, - for stdin): check the rules on "
+            "the recorded arguments too, and report call coverage. Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
+    format: FormatOpt = Format.table,
+    output: OutputOpt = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 1 on warnings too, not only on errors.")
+    ] = False,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ignore",
+            metavar="CODE",
+            help="Leave out the findings of CODE (see docs/lint.md). Repeatable, or comma-separated.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Check tool schemas, equivalence rules and cases before they bend the numbers.
+
+    Reports unknown normalizers, rules that cannot apply or break their laws on the values present,
+    aliased keys, parameters with several encodings and no rule, case args that fail the tool's
+    schema, bad defaults, and rule coverage. Exit codes: 0 no errors; 1 errors (or, with --strict,
+    warnings); 2 unusable input or an unknown --ignore code.
+    """
+    codes = [c.strip() for item in ignore or [] for c in item.split(",") if c.strip()]
+    unknown = sorted(set(codes) - set(CODES))
+    if unknown:
+        raise fail(
+            f"--ignore: unknown lint code {', '.join(map(repr, unknown))} "
+            f"(codes: {', '.join(sorted(CODES))})"
+        )
+    with input_errors():
+        report = run_lint(tools, cases, traces).ignoring(codes)
+    with output_stream(output) as out:
+        if format is Format.json:
+            out.write(dumps(report.to_json()) + b"\n")
+        elif format is Format.jsonl:
+            summary = report.to_json()
+            del summary["findings"]
+            lines = [dumps(f.to_json()) for f in report.findings] + [dumps({"summary": summary})]
+            out.write(b"\n".join(lines) + b"\n")
+        else:
+            render(report, data_console(out, to_file=output is not None))
+    if report.failed(strict=strict):
+        raise typer.Exit(code=EXIT_THRESHOLD)
+
+
+def render(report: LintReport, console: Console) -> None:
+    """Findings grouped by file, then the counts and the coverage; readable at 80 columns.
+
+    Each finding: severity, code and JSON path, then the message and the fix, wrapped under the
+    code with a hanging indent (rich's tables would pad every line with trailing spaces).
+    """
+    width = max(console.width, 40)
+    groups: dict[str, list[Finding]] = {}
+    for f in report.findings:
+        groups.setdefault(f"{f.file}:{f.line}" if f.line is not None else f.file, []).append(f)
+    for where, findings in groups.items():
+        console.print(Text(where, style="bold"), overflow="fold")
+        for f in findings:
+            head = Text(INDENT[:2])
+            head.append(f"{f.severity:<7}", style=STYLE[f.severity])
+            head.append(f" {f.code}", style="bold")
+            if len(head) + 2 + len(f.path) <= width:
+                head.append(f"  {f.path}", style="dim")
+                console.print(head)
+            else:
+                console.print(head)
+                for part in _wrap(f.path, width, breaks=False):
+                    console.print(Text(part, style="dim"))
+            for part in _wrap(f.message, width) + _wrap(f"fix: {f.fix}", width):
+                console.print(Text(part))
+        console.print()
+    counts = [
+        _plural(report.count("error"), "error"),
+        _plural(report.count("warning"), "warning"),
+        f"{report.count('info')} info",
+    ]
+    tail = f" ({report.ignored} ignored)" if report.ignored else ""
+    console.print(Text(", ".join(counts) + tail, style="bold"))
+    c = report.coverage
+    console.print(f"tools with rules: {c.tools_with_norms} of {c.tools:,}")
+    if c.calls is not None:
+        share = c.call_share_with_norms or 0.0
+        text = (
+            f"calls to them: {share:.1%} of {_plural(c.calls, 'call')} in "
+            f"{_plural(c.runs or 0, 'run')} of the traces"
+        )
+        if c.unreadable_lines:
+            text += f" ({c.unreadable_lines:,} unreadable trace lines: see evalrun score)"
+        console.print(text, overflow="fold")
+
+
+def _wrap(text: str, width: int, *, breaks: bool = True) -> list[str]:
+    """`text` in lines under the code column; a JSON path is cut anywhere (`breaks=False`)."""
+    if breaks:
+        return textwrap.wrap(text, width, initial_indent=INDENT, subsequent_indent=INDENT) or [""]
+    room = width - len(INDENT)
+    return [INDENT + text[i : i + room] for i in range(0, len(text), room)]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")

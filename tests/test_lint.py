@@ -1,0 +1,650 @@
+"""`evalrun lint`: one test per finding code on a small schema or case that triggers exactly it,
+the CLI's exit codes and options, and the repo's own example corpus."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from evalrunner.cli import app
+from evalrunner.lint import CODES, Finding, LintReport, json_path, lint, quantity
+from evalrunner.model import InputError
+from evalrunner.norms import BUILTINS, Normalizer, NormError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def corpus(
+    tmp_path: Path,
+    tools: dict[str, Any],
+    cases: list[dict[str, Any]],
+    traces: list[dict[str, Any]] | None = None,
+) -> Path:
+    """tools/<name>.json (one bare tool a file), cases/cases.json (a list), traces/t.jsonl."""
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "cases").mkdir()
+    for name, parameters in tools.items():
+        tool = {"name": name, "parameters": parameters}
+        (tmp_path / "tools" / f"{name}.json").write_text(json.dumps(tool))
+    (tmp_path / "cases" / "cases.json").write_text(json.dumps(cases))
+    if traces is not None:
+        (tmp_path / "traces").mkdir()
+        lines = "".join(json.dumps(t) + "\n" for t in traces)
+        (tmp_path / "traces" / "t.jsonl").write_text(lines)
+    return tmp_path
+
+
+def obj(**properties: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": properties}
+
+
+def case(tool: str, args: dict[str, Any], case_id: str = "c1") -> dict[str, Any]:
+    return {"id": case_id, "accept": [[{"tool": tool, "args": args}]]}
+
+
+def run_lint(root: Path, registry: dict[str, Normalizer] | None = None, traces: bool = False):
+    return lint(
+        root / "tools",
+        root / "cases",
+        [root / "traces"] if traces else None,
+        registry=registry,
+    )
+
+
+def only(report: LintReport) -> Finding:
+    """The report's single finding (fails, listing them, when there is not exactly one)."""
+    assert len(report.findings) == 1, [(f.code, f.path, f.message) for f in report.findings]
+    return report.findings[0]
+
+
+def assert_finding(f: Finding, code: str, file: str, path: str) -> None:
+    assert (f.code, f.severity, f.file, f.path) == (code, CODES[code].severity, file, path)
+
+
+# ------------------------------------------------------------------------------ error codes
+
+
+def test_unknown_normalizer_is_a_finding_not_an_abort(tmp_path):
+    root = corpus(
+        tmp_path,
+        {
+            "search": obj(
+                month={"type": "string", "x-eval-norm": "monht"},
+                status={"type": "array", "items": {"type": "string"}, "x-eval-norm": "set"},
+            )
+        },
+        [case("search", {"month": "2026-03", "status": ["open"]})],
+    )
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "unknown-normalizer",
+        str(root / "tools" / "search.json"),
+        "$.parameters.properties.month['x-eval-norm']",
+    )
+    assert "'monht'" in f.message and "did you mean 'month'?" in f.fix
+
+
+def test_unknown_normalizer_in_defs_points_at_the_definition(tmp_path):
+    # pydantic writes Optional[Model] as anyOf [$ref, null]: the rule lives in $defs.
+    params = {
+        "type": "object",
+        "$defs": {"Month": {"type": "string", "x-eval-norm": "monht"}},
+        "properties": {"month": {"anyOf": [{"$ref": "#/$defs/Month"}, {"type": "null"}]}},
+    }
+    root = corpus(tmp_path, {"search": params}, [case("search", {"month": "2026-03"})])
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "unknown-normalizer",
+        str(root / "tools" / "search.json"),
+        "$.parameters['$defs'].Month['x-eval-norm']",
+    )
+
+
+def test_bad_norm_option(tmp_path):
+    param = {"type": "string", "x-eval-norm": {"name": "month", "tz": "Mars/Olympus"}}
+    root = corpus(tmp_path, {"search": obj(month=param)}, [case("search", {"month": "2026-03"})])
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "bad-norm-option",
+        str(root / "tools" / "search.json"),
+        "$.parameters.properties.month['x-eval-norm']",
+    )
+    assert "Mars/Olympus" in f.message
+
+
+def test_norm_type_mismatch(tmp_path):
+    param = {"type": "string", "x-eval-norm": "unordered_list"}
+    root = corpus(
+        tmp_path, {"lookup": obj(customer_id=param)}, [case("lookup", {"customer_id": "C-1"})]
+    )
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "norm-type-mismatch",
+        str(root / "tools" / "lookup.json"),
+        "$.parameters.properties.customer_id['x-eval-norm']",
+    )
+
+
+@pytest.mark.parametrize(
+    "param",
+    [
+        {"type": ["string", "null"], "x-eval-norm": "month"},  # null is absence, not a type
+        {"type": "integer", "x-eval-norm": "number"},  # an integer is a number
+        {"type": "number", "x-eval-norm": "money_cents"},
+        {"x-eval-norm": "month"},  # no type: anything
+    ],
+)
+def test_rules_that_can_apply_are_no_type_mismatch(tmp_path, param):
+    root = corpus(tmp_path, {"t": obj(x=param)}, [])
+    assert "norm-type-mismatch" not in {f.code for f in run_lint(root).findings}
+
+
+def test_norm_no_fields(tmp_path):
+    param = {"type": "object", "x-eval-norm": "known_fields"}
+    root = corpus(
+        tmp_path, {"book": obj(options=param)}, [case("book", {"options": {"seat": "1A"}})]
+    )
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "norm-no-fields",
+        str(root / "tools" / "book.json"),
+        "$.parameters.properties.options['x-eval-norm']",
+    )
+
+
+def _plugin(name: str, fn) -> dict[str, Normalizer]:
+    return {**BUILTINS, name: Normalizer(name, "encoding", fn, "test rule", applies_to=("string",))}
+
+
+def test_norm_raised_on_a_case_value(tmp_path):
+    def first_word(value):
+        if type(value) is not str:
+            raise NormError("not a string")
+        return value.split()[0]  # IndexError on a blank string: a bug, not "cannot read"
+
+    root = corpus(
+        tmp_path,
+        {"greet": obj(name={"type": "string", "x-eval-norm": "first_word"})},
+        [case("greet", {"name": "Dana Whitfield"}), case("greet", {"name": "  "}, "c2")],
+    )
+    f = only(run_lint(root, _plugin("first_word", first_word)))
+    assert_finding(
+        f,
+        "norm-raised",
+        str(root / "tools" / "greet.json"),
+        "$.parameters.properties.name['x-eval-norm']",
+    )
+    assert "IndexError" in f.message and "case 'c2'" in f.message
+
+
+def test_norm_not_idempotent_on_a_trace_value(tmp_path):
+    # Idempotent on "Dana" ("dana!" -> "dana!"), not on "Dana!" ("dana!!" after twice).
+    def shout(value):
+        if type(value) is not str:
+            raise NormError("not a string")
+        return value.lower() if value.endswith("!") and value[:-1].islower() else value + "!"
+
+    tools = {"greet": obj(name={"type": "string", "x-eval-norm": "shout"})}
+    run = {"run_id": "r1", "case_id": "c1", "calls": [{"tool": "greet", "args": {"name": "Dana"}}]}
+    root = corpus(tmp_path, tools, [case("greet", {"name": "dana!"})], [run])
+    registry = _plugin("shout", shout)
+    assert run_lint(root, registry).findings == ()  # the case's value alone breaks no law
+    f = only(run_lint(root, registry, traces=True))
+    assert_finding(
+        f,
+        "norm-not-idempotent",
+        str(root / "tools" / "greet.json"),
+        "$.parameters.properties.name['x-eval-norm']",
+    )
+    assert "t.jsonl:1" in f.message and '"Dana"' in f.message
+
+
+def test_unknown_tool(tmp_path):
+    root = corpus(tmp_path, {"get_customer": obj()}, [case("get_custmer", {})])
+    f = only(run_lint(root))
+    assert_finding(f, "unknown-tool", str(root / "cases" / "cases.json"), "$[0].accept[0][0].tool")
+    assert "did you mean 'get_customer'?" in f.fix
+
+
+def test_case_args_invalid(tmp_path):
+    root = corpus(
+        tmp_path,
+        {"search": obj(limit={"type": "integer", "minimum": 1})},
+        [case("search", {"limit": 10}), case("search", {"limit": "ten"}, "c2")],
+    )
+    f = only(run_lint(root))
+    assert_finding(
+        f, "case-args-invalid", str(root / "cases" / "cases.json"), "$[1].accept[0][0].args.limit"
+    )
+    assert "'ten' is not of type 'integer'" in f.message
+
+
+def test_case_args_invalid_in_a_legacy_jsonl_case(tmp_path):
+    root = corpus(
+        tmp_path, {"search": {**obj(limit={"type": "integer"}), "required": ["limit"]}}, []
+    )
+    legacy = {"id": "old", "expected_tool": "search", "expected_args": {}}
+    (root / "cases" / "legacy.jsonl").write_text("\n" + json.dumps(legacy) + "\n")
+    f = only(run_lint(root))
+    assert_finding(f, "case-args-invalid", str(root / "cases" / "legacy.jsonl"), "$.expected_args")
+    assert f.line == 2 and "'limit' is a required property" in f.message
+
+
+def test_case_args_are_validated_by_the_schemas_own_draft(tmp_path):
+    # Draft 7 `items` as a list validates a tuple; in 2020-12 the keyword is `prefixItems`.
+    params = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        **obj(pair={"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}),
+    }
+    root = corpus(tmp_path, {"t": params}, [case("t", {"pair": ["a", "b"]})])
+    f = only(run_lint(root))
+    assert_finding(
+        f, "case-args-invalid", str(root / "cases" / "cases.json"), "$[0].accept[0][0].args.pair[1]"
+    )
+
+
+def test_default_invalid(tmp_path):
+    root = corpus(tmp_path, {"search": obj(limit={"type": "integer", "default": "50"})}, [])
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "default-invalid",
+        str(root / "tools" / "search.json"),
+        "$.parameters.properties.limit.default",
+    )
+
+
+def test_default_is_checked_against_the_referenced_schema(tmp_path):
+    params = {
+        "type": "object",
+        "$defs": {"Status": {"type": "string", "enum": ["open", "paid"]}},
+        "properties": {"status": {"$ref": "#/$defs/Status", "default": "closed"}},
+    }
+    root = corpus(tmp_path, {"search": params}, [])
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "default-invalid",
+        str(root / "tools" / "search.json"),
+        "$.parameters.properties.status.default",
+    )
+    assert "'closed' is not one of ['open', 'paid']" in f.message
+
+
+# ----------------------------------------------------------------------------- warning codes
+
+
+def test_multi_encoding_no_rule(tmp_path):
+    root = corpus(tmp_path, {"refund": obj(amount={"type": ["number", "string"]})}, [])
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "multi-encoding-no-rule",
+        str(root / "tools" / "refund.json"),
+        "$.parameters.properties.amount",
+    )
+    assert f.fix.endswith("(money_cents, duration_secs, number)")  # the name says money
+
+
+def test_multi_encoding_any_of_over_types(tmp_path):
+    when = {"anyOf": [{"type": "integer"}, {"type": "string", "format": "date-time"}]}
+    root = corpus(tmp_path, {"remind": obj(at=when)}, [])
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "multi-encoding-no-rule",
+        str(root / "tools" / "remind.json"),
+        "$.parameters.properties.at",
+    )
+
+
+@pytest.mark.parametrize(
+    "param",
+    [
+        {"type": ["integer", "number"]},
+        {"type": ["string", "null"]},
+        {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        {"type": ["number", "string"], "x-eval-norm": "number"},
+    ],
+)
+def test_one_encoding_is_no_multi_encoding(tmp_path, param):
+    root = corpus(tmp_path, {"t": obj(x=param)}, [case("t", {"x": "1"})])
+    assert "multi-encoding-no-rule" not in {f.code for f in run_lint(root).findings}
+
+
+def test_aliased_keys(tmp_path):
+    root = corpus(
+        tmp_path, {"refund": obj(amount={"type": "number"}, amount_cents={"type": "integer"})}, []
+    )
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "aliased-keys",
+        str(root / "tools" / "refund.json"),
+        "$.parameters.properties.amount_cents",
+    )
+    assert "'amount' and 'amount_cents'" in f.message
+
+
+@pytest.mark.parametrize(
+    ("name", "stem"),
+    [
+        ("amount_cents", "amount"),
+        ("amount_in_cents", "amount"),
+        ("amountUsd", "amount"),
+        ("timeout_ms", "timeout"),
+        ("timeoutMs", "timeout"),
+        ("ttl_seconds", "ttl"),
+        ("delay_secs", "delay"),
+        ("start_iso", "start"),
+        ("iso_date", "date"),
+        ("ms", "ms"),  # never stripped to nothing
+        ("price_min", "price_min"),  # `min` is no unit: price_min and price_max are two bounds
+        ("status", "status"),
+    ],
+)
+def test_quantity_heuristic(name, stem):
+    assert quantity(name) == stem
+
+
+def test_default_unreadable(tmp_path):
+    param = {"type": "string", "x-eval-norm": "month", "default": "this month"}
+    root = corpus(tmp_path, {"search": obj(month=param)}, [case("search", {"month": "2026-03"})])
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "default-unreadable",
+        str(root / "tools" / "search.json"),
+        "$.parameters.properties.month.default",
+    )
+
+
+def test_case_value_unreadable(tmp_path):
+    param = {"type": "string", "x-eval-norm": "month"}
+    root = corpus(tmp_path, {"search": obj(month=param)}, [case("search", {"month": "March"})])
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "case-value-unreadable",
+        str(root / "cases" / "cases.json"),
+        "$[0].accept[0][0].args.month",
+    )
+
+
+def test_case_value_unreadable_at_depth(tmp_path):
+    flights = {
+        "type": "array",
+        "items": obj(number={"type": "string"}, date={"type": "string", "x-eval-norm": "date"}),
+    }
+    args = {"flights": [{"number": "LH1", "date": "2026-03-01"}, {"number": "LH2", "date": "soon"}]}
+    root = corpus(tmp_path, {"book": obj(flights=flights)}, [case("book", args)])
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "case-value-unreadable",
+        str(root / "cases" / "cases.json"),
+        "$[0].accept[0][0].args.flights[1].date",
+    )
+
+
+def test_money_cents_int_float(tmp_path):
+    param = {"type": "integer", "x-eval-norm": "money_cents"}
+    root = corpus(tmp_path, {"refund": obj(cents=param)}, [case("refund", {"cents": 4200})])
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "money-cents-int-float",
+        str(root / "tools" / "refund.json"),
+        "$.parameters.properties.cents['x-eval-norm']",
+    )
+
+
+def test_money_cents_on_decimal_strings_relies_on_nothing(tmp_path):
+    param = {"type": "string", "x-eval-norm": "money_cents"}
+    root = corpus(tmp_path, {"refund": obj(total=param)}, [case("refund", {"total": "42.00"})])
+    assert run_lint(root).findings == ()
+
+
+def test_tool_never_called(tmp_path):
+    runs = [{"run_id": "r1", "calls": [{"tool": "get_customer", "args": {"customer_id": "C-1"}}]}]
+    root = corpus(
+        tmp_path,
+        {"get_customer": obj(customer_id={"type": "string"}), "search": obj()},
+        [case("get_customer", {"customer_id": "C-1"})],
+        runs,
+    )
+    assert run_lint(root).findings == ()  # without traces nothing says the tool is unused
+    f = only(run_lint(root, traces=True))
+    assert_finding(f, "tool-never-called", str(root / "tools" / "search.json"), "$")
+
+
+# -------------------------------------------------------------------------------- info codes
+
+
+def test_norm_unexercised(tmp_path):
+    param = {"type": "string", "x-eval-norm": "casefold"}
+    root = corpus(tmp_path, {"lookup": obj(email=param)}, [case("lookup", {})])
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "norm-unexercised",
+        str(root / "tools" / "lookup.json"),
+        "$.parameters.properties.email['x-eval-norm']",
+    )
+
+
+def test_every_code_has_a_test_and_a_doc():
+    source = Path(__file__).read_text()
+    docs = (ROOT / "docs" / "lint.md").read_text()
+    for code, meta in CODES.items():
+        assert f'"{code}"' in source, f"no test triggers {code}"
+        heading = re.search(rf"^### `{re.escape(code)}` \((\w+)\)$", docs, re.M)
+        assert heading, f"docs/lint.md does not document {code}"
+        assert heading.group(1) == meta.severity
+
+
+# ------------------------------------------------------------------------- coverage, paths
+
+
+def test_coverage_counts_tools_and_call_volume(tmp_path):
+    calls = [
+        {"tool": "search", "args": {"month": "2026-03-01"}},
+        {"tool": "search", "args": {"month": "2026-03"}},
+        {"tool": "get_customer", "args": {}},
+        {"tool": "not_a_tool", "args": {}},
+    ]
+    root = corpus(
+        tmp_path,
+        {"search": obj(month={"type": "string", "x-eval-norm": "month"}), "get_customer": obj()},
+        [case("search", {"month": "2026-03"})],
+        [{"run_id": "r1", "calls": calls}, "not a run"],
+    )
+    c = run_lint(root, traces=True).coverage
+    assert (c.tools, c.tools_with_norms, c.runs, c.calls, c.calls_with_norms) == (2, 1, 1, 4, 2)
+    assert c.call_share_with_norms == 0.5 and c.unreadable_lines == 1
+
+
+def test_json_path_quotes_keys_that_are_not_identifiers():
+    assert json_path(()) == "$"
+    assert (
+        json_path(("tools", 0, "properties", "x-eval-norm"))
+        == "$.tools[0].properties['x-eval-norm']"
+    )
+    assert json_path(("properties", "it's")) == "$.properties['it\\'s']"
+
+
+def test_tool_in_an_mcp_list_is_located_in_the_list(tmp_path):
+    root = corpus(tmp_path, {}, [])
+    tools = {
+        "tools": [
+            {"name": "a", "inputSchema": obj()},
+            {"name": "b", "inputSchema": obj(x={"type": "string", "x-eval-norm": "nope"})},
+        ]
+    }
+    (root / "tools" / "mcp.json").write_text(json.dumps(tools))
+    f = only(run_lint(root))
+    assert f.path == "$.tools[1].inputSchema.properties.x['x-eval-norm']"
+
+
+def test_unusable_input_raises(tmp_path):
+    root = corpus(tmp_path, {"t": obj()}, [])
+    (root / "tools" / "dup.json").write_text(json.dumps({"name": "t", "parameters": obj()}))
+    with pytest.raises(InputError, match="defined twice"):
+        run_lint(root)
+
+
+# ------------------------------------------------------------------------------------- CLI
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, ["lint", *args], env={"COLUMNS": "80", "NO_COLOR": "1"})
+
+
+def dirs(root: Path) -> list[str]:
+    return ["--tools", str(root / "tools"), "--cases", str(root / "cases")]
+
+
+@pytest.fixture
+def mixed(tmp_path) -> Path:
+    """One error (case-args-invalid) and one warning (multi-encoding-no-rule)."""
+    return corpus(
+        tmp_path,
+        {"refund": obj(amount={"type": ["number", "string"]}, reason={"type": "string"})},
+        [case("refund", {"amount": 42, "reason": 7})],
+    )
+
+
+def test_cli_table_output(mixed):
+    result = invoke(*dirs(mixed))
+    assert result.exit_code == 1
+    cases_file, tools_file = mixed / "cases" / "cases.json", mixed / "tools" / "refund.json"
+    assert result.stdout == (
+        f"{cases_file}\n"
+        "  error   case-args-invalid  $[0].accept[0][0].args.reason\n"
+        "          case 'c1': accept[0][0] refund: 7 is not of type 'string'\n"
+        "          fix: the case is wrong, not the agent: correct the expected args so\n"
+        "          the tool would accept them (or the schema, if the tool really accepts\n"
+        "          this)\n"
+        "\n"
+        f"{tools_file}\n"
+        "  warning multi-encoding-no-rule  $.parameters.properties.amount\n"
+        "          refund.amount: accepts number or string and declares no rule, so one\n"
+        "          value written in two encodings compares unequal\n"
+        "          fix: tighten the schema to one type first; if the tool really accepts\n"
+        "          several, declare x-eval-norm (money_cents, duration_secs, number)\n"
+        "\n"
+        "1 error, 1 warning, 0 info\n"
+        "tools with rules: 0 of 1\n"
+    )
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80 or len(str(cases_file)) > 80
+
+
+def test_cli_json_output(mixed):
+    result = invoke(*dirs(mixed), "--format", "json")
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert [(f["severity"], f["code"], f["path"]) for f in doc["findings"]] == [
+        ("error", "case-args-invalid", "$[0].accept[0][0].args.reason"),
+        ("warning", "multi-encoding-no-rule", "$.parameters.properties.amount"),
+    ]
+    assert set(doc["findings"][0]) == {"severity", "code", "file", "line", "path", "message", "fix"}
+    assert doc["counts"] == {"error": 1, "warning": 1, "info": 0, "ignored": 0}
+    assert doc["coverage"]["tools"] == 1 and doc["coverage"]["calls"] is None
+
+
+def test_cli_jsonl_output(mixed):
+    result = invoke(*dirs(mixed), "--format", "jsonl")
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [x.get("code") for x in lines[:-1]] == ["case-args-invalid", "multi-encoding-no-rule"]
+    assert lines[-1]["summary"]["counts"]["error"] == 1
+
+
+def test_cli_ignore_and_strict(mixed):
+    ignored = invoke(*dirs(mixed), "--ignore", "case-args-invalid", "--format", "json")
+    assert ignored.exit_code == 0  # a warning alone passes
+    doc = json.loads(ignored.stdout)
+    assert [f["code"] for f in doc["findings"]] == ["multi-encoding-no-rule"]
+    assert doc["counts"]["ignored"] == 1
+    assert invoke(*dirs(mixed), "--ignore", "case-args-invalid", "--strict").exit_code == 1
+    both = invoke(*dirs(mixed), "--ignore", "case-args-invalid,multi-encoding-no-rule", "--strict")
+    assert both.exit_code == 0
+    assert both.stdout.endswith(
+        "0 errors, 0 warnings, 0 info (2 ignored)\ntools with rules: 0 of 1\n"
+    )
+
+
+def test_cli_unknown_ignore_code_is_usage_error(mixed):
+    result = invoke(*dirs(mixed), "--ignore", "no-such-code")
+    assert result.exit_code == 2
+    assert "unknown lint code 'no-such-code'" in result.stderr
+
+
+def test_cli_clean_corpus_exits_0(tmp_path):
+    root = corpus(
+        tmp_path,
+        {"search": obj(month={"type": "string", "x-eval-norm": "month"})},
+        [case("search", {"month": "2026-03"})],
+    )
+    result = invoke(*dirs(root))
+    assert result.exit_code == 0
+    assert result.stdout == "0 errors, 0 warnings, 0 info\ntools with rules: 1 of 1\n"
+
+
+def test_cli_traces_coverage_line(tmp_path):
+    calls = [{"tool": "search", "args": {"month": "2026-03-01"}}]
+    root = corpus(
+        tmp_path,
+        {"search": obj(month={"type": "string", "x-eval-norm": "month"})},
+        [case("search", {"month": "2026-03"})],
+        [{"run_id": "r1", "calls": calls}],
+    )
+    result = invoke(*dirs(root), "--traces", str(root / "traces"))
+    assert result.exit_code == 0
+    assert result.stdout == (
+        "0 errors, 0 warnings, 0 info\n"
+        "tools with rules: 1 of 1\n"
+        "calls to them: 100.0% of 1 call in 1 run of the traces\n"
+    )
+
+
+@pytest.mark.parametrize("problem", ["missing", "invalid-schema", "duplicate-case"])
+def test_cli_unusable_input_exits_2(tmp_path, problem):
+    root = corpus(tmp_path, {"t": obj()}, [case("t", {})])
+    if problem == "missing":
+        args = ["--tools", str(root / "nowhere"), "--cases", str(root / "cases")]
+    else:
+        if problem == "invalid-schema":
+            (root / "tools" / "bad.json").write_text(
+                json.dumps({"name": "u", "parameters": {"type": 5}})
+            )
+        else:
+            (root / "cases" / "more.json").write_text(json.dumps(case("t", {})))
+        args = dirs(root)
+    result = invoke(*args)
+    assert result.exit_code == 2
+    assert result.stdout == "" and "error:" in result.stderr
+
+
+# --------------------------------------------------------------------------- the repo corpus
+
+
+def test_repo_corpus_has_no_errors():
+    if not any((ROOT / "tools").glob("**/*.json")):
+        pytest.skip("the example corpus (tools/) is empty")
+    report = lint(ROOT / "tools", ROOT / "cases")
+    errors = [
+        f"{f.file} {f.path}: {f.code}: {f.message}"
+        for f in report.findings
+        if f.severity == "error"
+    ]
+    assert errors == []
