@@ -25,6 +25,7 @@ import jsonschema
 import orjson
 from jsonschema.validators import validator_for
 
+from . import __version__
 from ._files import list_files, read_json_file
 from .cases import load_cases
 from .compare import Node, compile_param, normalize
@@ -153,8 +154,6 @@ class LintReport:
         return bool(self.count("error") or (strict and self.count("warning")))
 
     def to_json(self) -> dict[str, Any]:
-        from . import __version__
-
         return {
             "evalrun": __version__,
             "findings": [f.to_json() for f in self.findings],
@@ -197,7 +196,7 @@ def lint(
         coverage = _read_traces(traces, sites, coverage, out)
     for site in sites.values():
         _law_findings(site, traces is not None, out)
-    unique = dict.fromkeys(out)  # a rule in a shared $defs node is reached once per parameter
+    unique = dict.fromkeys(out)  # the same finding twice (one node reached twice) is one
     return LintReport(findings=tuple(sorted(unique, key=_order)), coverage=coverage)
 
 
@@ -207,7 +206,9 @@ def _order(f: Finding) -> tuple[Any, ...]:
     return (f.file, f.line or 0, path, SEVERITIES.index(f.severity), f.code, f.message)
 
 
-def _finding(code: str, file: str, loc: Loc, message: str, fix: str, line: int | None = None):
+def _finding(
+    code: str, file: str, loc: Loc, message: str, fix: str, line: int | None = None
+) -> Finding:
     return Finding(CODES[code].severity, code, file, json_path(loc), message, fix, line)
 
 

@@ -496,6 +496,21 @@ def test_tool_in_an_mcp_list_is_located_in_the_list(tmp_path):
     assert f.path == "$.tools[1].inputSchema.properties.x['x-eval-norm']"
 
 
+def test_openai_tools_and_named_steps_are_located(tmp_path):
+    root = corpus(tmp_path, {}, [])
+    tools = [
+        {"type": "function", "function": {"name": "a", "parameters": obj()}},
+        {"type": "function", "name": "b", "parameters": obj(n={"type": "integer"})},
+    ]
+    (root / "tools" / "openai.json").write_text(json.dumps(tools))
+    step = {"name": "b", "arguments": {"n": "one"}}  # `name`/`arguments` read as `tool`/`args`
+    (root / "cases" / "cases.json").write_text(json.dumps({"id": "c", "accept": [[step]]}))
+    f = only(run_lint(root))
+    assert_finding(
+        f, "case-args-invalid", str(root / "cases" / "cases.json"), "$.accept[0][0].arguments.n"
+    )
+
+
 def test_unusable_input_raises(tmp_path):
     root = corpus(tmp_path, {"t": obj()}, [])
     (root / "tools" / "dup.json").write_text(json.dumps({"name": "t", "parameters": obj()}))
