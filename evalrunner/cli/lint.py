@@ -60,10 +60,13 @@ def lint(
 ) -> None:
     """Check tool schemas, equivalence rules and cases before they bend the numbers.
 
-    Reports unknown normalizers, rules that cannot apply or break their laws on the values present,
-    aliased keys, parameters with several encodings and no rule, case args that fail the tool's
-    schema, bad defaults, and rule coverage. Exit codes: 0 no errors; 1 errors (or, with --strict,
-    warnings); 2 unusable input or an unknown --ignore code.
+    Finds unknown normalizers, rules that cannot apply or break their laws on the
+    values present, aliased keys, parameters with several encodings and no rule,
+    case args that fail the tool's schema, bad defaults; reports rule coverage.
+    Codes and fixes: docs/lint.md.
+
+    Exit codes: 0 no errors; 1 errors (with --strict, warnings too); 2 unusable
+    input or an unknown --ignore code.
     """
     codes = [c.strip() for item in ignore or [] for c in item.split(",") if c.strip()]
     unknown = sorted(set(codes) - set(CODES))
