@@ -63,15 +63,16 @@ class OtelLimits:
     Only tool spans are kept (their name, arguments, result and start time); any other span costs
     a counter. A trace is flushed when its root span ends, or at the end of the file. When more
     traces are open than `max_open_traces`, or the tool spans held take more than `max_bytes`
-    (counted as JSON text; Python objects take a small multiple of it), the least recently
+    (counted as JSON text: held as the JSON strings exporters write, they take about 1.6 times
+    that in memory, a few times that when written as OTLP key/value lists), the least recently
     extended trace is dropped and reported as unscoreable. `max_closed_traces` ids of finished
     traces are remembered, so that a span arriving after its trace was scored is reported rather
     than scored as a second, partial run.
     """
 
     max_open_traces: int = 1000
-    max_bytes: int = 64 * 2**20
-    max_closed_traces: int = 100_000
+    max_bytes: int = 32 * 2**20
+    max_closed_traces: int = 20_000
 
 
 class TraceReader:
@@ -258,6 +259,8 @@ def _messages_format(messages: list[Any]) -> str | None:
     activity tells which. Without any, it is a conversation without tool calls, which reads the
     same (no calls) in every format; it is read as Chat Completions."""
     for m in messages:
+        if type(m) is list and m and type(m[0]) is dict and "jsonrpc" in m[0]:
+            return "mcp"  # a JSON-RPC batch
         if type(m) is not dict:
             return None
         if "jsonrpc" in m:
@@ -269,7 +272,7 @@ def _messages_format(messages: list[Any]) -> str | None:
             type(b) is dict and b.get("type") in ANTHROPIC_BLOCKS for b in content
         ):
             return "anthropic"
-    return "openai-chat" if all("role" in m for m in messages) else None
+    return "openai-chat" if all(type(m) is dict and "role" in m for m in messages) else None
 
 
 def _is_flat_span(record: dict[str, Any]) -> bool:
@@ -474,6 +477,8 @@ def mcp(record: dict[str, Any]) -> list[dict[str, Any]] | str:
     messages = record.get("messages")
     if type(messages) is not list:
         return 'no "messages" list'
+    # A JSON-RPC batch (an array of messages, MCP 2025-03-26) counts as its messages.
+    messages = [x for m in messages for x in (m if type(m) is list else (m,))]
     pairer = _Pairer()
     others: set[Any] = set()  # ids of other requests (initialize, tools/list): not tool replies
     for i, m in enumerate(messages):

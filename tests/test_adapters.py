@@ -9,6 +9,8 @@ malformed call, not a crash), and a record of unknown shape (unscoreable, naming
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import orjson
 import pytest
@@ -408,6 +410,21 @@ def test_mcp_invalid_arguments_and_a_json_rpc_error():
         ("get_customer", GOOD, False, False),
         ("get_customer", {"customer_id": 7}, True, False),
     ]
+
+
+def test_mcp_json_rpc_batches_count_as_their_messages():
+    record = {
+        "case_id": "lookup",
+        "messages": [
+            [rpc_call(1, WRONG), rpc_call(2, GOOD)],
+            [
+                {"jsonrpc": "2.0", "id": 2, "result": {"content": [], "isError": False}},
+                {"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": True}},
+            ],
+        ],
+    }
+    assert detect(record) == "mcp"
+    assert calls(one(record)) == RETRY
 
 
 def test_mcp_response_to_another_request_is_not_a_tool_reply():
@@ -880,3 +897,57 @@ def test_score_help_documents_the_options():
     assert result.exit_code == 0
     for option in ("--trace-format", "--case-key", "--run-key", "openai-responses"):
         assert option in result.output
+
+
+# -------------------------------------------------------------------------- the docs are executed
+
+DOC = Path(__file__).parent.parent / "docs" / "trace-formats.md"
+DOC_SECTIONS = {
+    "Native": "native",
+    "OpenAI Chat Completions": "openai-chat",
+    "OpenAI Responses": "openai-responses",
+    "Anthropic Messages": "anthropic",
+    "MCP": "mcp",
+    "OpenTelemetry GenAI spans": "otel",
+}
+
+
+def doc_examples():
+    """(section, fenced block language, block text) in the order of the page."""
+    section, found = None, []
+    for m in re.finditer(r"^## ([^\n]+)$|^```(jsonl?)\n(.*?)^```$", DOC.read_text(), re.M | re.S):
+        if m.group(1):
+            section = m.group(1)
+        else:
+            found.append((section, m.group(2), m.group(3)))
+    return found
+
+
+def test_docs_cover_every_format():
+    sections = {section for section, _, _ in doc_examples()}
+    assert set(DOC_SECTIONS) <= sections
+    text = DOC.read_text()
+    for fmt in FORMATS[1:]:
+        assert f"--trace-format {fmt} --tools tools --cases cases" in text
+
+
+@pytest.mark.parametrize(
+    "example", [e for e in doc_examples() if e[0] in DOC_SECTIONS], ids=lambda e: e[0]
+)
+def test_docs_example_scores_as_the_page_says(tmp_path, example):
+    section, lang, text = example
+    [(_, _, tool), (_, _, case)] = [e for e in doc_examples() if e[0] is None]
+    for name, body in (("tools", tool), ("cases", case), ("traces", None)):
+        (tmp_path / name).mkdir()
+        if body is not None:
+            (tmp_path / name / "x.json").write_text(body)
+    records = [json.loads(text)] if lang == "json" else [json.loads(x) for x in text.splitlines()]
+    (tmp_path / "traces" / "x.jsonl").write_bytes(
+        b"".join(orjson.dumps(r) + b"\n" for r in records)
+    )
+    for fmt in ("auto", DOC_SECTIONS[section]):
+        doc = score(tmp_path, "--trace-format", fmt)
+        assert doc["errors"] == []
+        assert [(r["case_id"], r["verdict"], r["shape"]) for r in doc["runs"]] == [
+            ("lookup", "false_failure", "errored_attempt")
+        ]
