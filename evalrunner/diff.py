@@ -19,6 +19,7 @@ results file and a freshly scored trace set are compared by the same code.
 from __future__ import annotations
 
 import gzip
+import re
 import subprocess
 import tarfile
 import tempfile
@@ -892,10 +893,15 @@ def _suspect_rules(
     )
 
 
+_INDEX = re.compile(r"\[\d+\]")
+"""A list index in a difference's path (`flights[1].date`); suspects name the parameter
+(`flights[].date`)."""
+
+
 def _absorbing_rules(r: RunView) -> set[tuple[str, str, str]]:
     """(tool, parameter path, normalizer) for each difference a rule absorbed in a matched call."""
     return {
-        (c.tool, p.path, p.norm)
+        (c.tool, _INDEX.sub("[]", p.path), p.norm)
         for c in r.calls
         if c.label == "equivalent"
         for p in c.params

@@ -7,6 +7,7 @@ computed with the code under test.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -191,6 +192,16 @@ def test_rule_change_jsonl_results_give_the_same_diff(project):
     assert out["flips"] == RULE_CHANGE_FLIPS
     assert out["old"]["source"] == "results file (jsonl) old.jsonl"
     assert [s["keys"] for s in out["suspect_rules"]] == [["r3"]]
+
+
+def test_gzipped_jsonl_results_read_as_results_not_traces(project):
+    plain = score_to(project / "old.jsonl", fmt="jsonl")
+    (project / "old.jsonl.gz").write_bytes(gzip.compress(plain.read_bytes()))
+    write_json(project / "tools" / "billing.json", [search_tool(month_rule=True)])
+
+    out = diff_json("old.jsonl.gz", "traces")
+    assert out["old"]["kind"] == "results"
+    assert out["flips"] == RULE_CHANGE_FLIPS
 
 
 def test_a_results_document_reformatted_by_hand_still_reads(project):
