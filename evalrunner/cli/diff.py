@@ -41,19 +41,15 @@ class PairingChoice(str, Enum):
     case_id = "case_id"
 
 
-SideArg = Annotated[
-    str,
-    typer.Argument(
-        help="A results file (evalrun score --format json or jsonl), a trace file or directory, "
-        "or a git revision (HEAD~1, a tag, a SHA). A path that exists wins over a revision.",
-        show_default=False,
-    ),
-]
+SIDE_HELP = (
+    "A results file (evalrun score --format json or jsonl), a trace file or directory, "
+    "or a git revision (HEAD~1, a tag, a SHA). A path that exists wins over a revision."
+)
 
 
 def diff(
-    old: SideArg,
-    new: SideArg,
+    old: Annotated[str, typer.Argument(metavar="OLD", help=SIDE_HELP, show_default=False)],
+    new: Annotated[str, typer.Argument(metavar="NEW", help=SIDE_HELP, show_default=False)],
     tools: ToolsOpt = Path("tools"),
     cases: CasesOpt = Path("cases"),
     format: Annotated[
@@ -84,13 +80,16 @@ def diff(
         ),
     ] = PairingChoice.auto,
 ) -> None:
-    """Compare two scorings: failure rates, shapes, flipped runs with causes, a paired test.
+    """Compare two scorings: rates, shapes, flipped runs with causes, a paired test.
 
-    OLD and NEW are each a results file, a trace file or directory (scored with --tools and
-    --cases), or a git revision of this repository, whose own tools/, cases/ and traces/ are
-    scored (read with git archive; the working tree is not touched). Runs pair by run_id when
-    both sides hold the same runs, else by case_id (pass fractions per case). Exit codes: 0 done;
-    1 --fail-on-regression and the true verdicts got significantly worse; 2 unusable input.
+    OLD and NEW are each a results file, a trace file or directory (scored with
+    --tools and --cases), or a git revision whose own tools/, cases/ and traces/
+    are scored (read with git archive; the working tree is not touched). Runs
+    pair by run_id when both sides hold the same runs, else cases by case_id.
+    More: docs/diff.md.
+
+    Exit codes: 0 done; 1 --fail-on-regression and the true verdicts got
+    significantly worse; 2 unusable input.
     """
     if not 0 < alpha < 1:
         raise fail(f"--alpha must be between 0 and 1 (exclusive), not {alpha:g}")
