@@ -404,6 +404,8 @@ def openai_chat(record: dict[str, Any]) -> list[dict[str, Any]] | str:
                 for tc in tool_calls:
                     if type(tc) is not dict:
                         return f"message {i}: a tool call is not an object"
+                    if tc.get("type", "function") != "function":
+                        continue  # a custom (free-text) tool: not the tool surface cases describe
                     fn = tc.get("function")
                     fn = fn if type(fn) is dict else {}
                     pairer.call(_call(fn.get("name"), fn, "arguments"), tc.get("id"))

@@ -175,6 +175,10 @@ def test_openai_chat_completion_object_and_legacy_function_call():
     assert calls(run) == [("get_customer", GOOD, False, False)]
     assert (run.case_id, run.run_id) == ("lookup", "cmpl-run")
 
+    custom = {"id": "call_c", "type": "custom", "custom": {"name": "sql", "input": "SELECT 1"}}
+    completion["choices"][0]["message"]["tool_calls"].insert(0, custom)
+    assert calls(one(completion)) == [("get_customer", GOOD, False, False)]
+
     legacy = {
         "case_id": "lookup",
         "messages": [
