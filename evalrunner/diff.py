@@ -260,10 +260,15 @@ class _Loader:
         return Side("traces", source, summary, runs)
 
     def _load_revision(self, spec: str) -> Side:
-        with checkout(spec, [self.tools, self.cases, self.traces], self.base) as (sha, paths):
+        wanted = [self.tools, self.cases, self.traces]
+        with checkout(spec, wanted, self.base) as (sha, tmp, paths):
             tools, cases, traces = paths
-            config = load_config(tools, cases)
-            summary, runs = _score(config, traces, _relabeller(spec, traces, self.traces))
+            try:
+                config = load_config(tools, cases)
+                summary, runs = _score(config, traces, _relabeller(spec, traces, self.traces))
+            except InputError as e:
+                # name the revision's files the way git does, not by the temporary extraction
+                raise InputError(str(e).replace(f"{tmp}/", f"{spec}:")) from None
         source = (
             f"git revision {spec} ({sha[:12]}): its {self.tools}/, {self.cases}/ and "
             f"{self.traces}/ read with git archive"
@@ -470,11 +475,11 @@ def _is_revision(spec: str, base: Path | None) -> bool:
 @contextmanager
 def checkout(
     rev: str, paths: list[Path], base: Path | None = None
-) -> Iterator[tuple[str, list[Path]]]:
+) -> Iterator[tuple[str, Path, list[Path]]]:
     """`paths` (relative to `base`, default the current directory) as of revision `rev`.
 
-    Yields the commit and the paths inside a temporary directory, read with `git archive`: the
-    working tree, the index and HEAD are left as they are.
+    Yields the commit, a temporary directory standing for the repository's root, and the paths
+    inside it, read with `git archive`: the working tree, the index and HEAD are left as they are.
     """
     here = (base or Path.cwd()).resolve()
     root = _repo_root(here)
@@ -512,7 +517,7 @@ def checkout(
         rels.append(rel)
     with tempfile.TemporaryDirectory(prefix="evalrun-diff-") as tmp:
         _archive(root, sha, sorted(set(rels)), Path(tmp))
-        yield sha, [Path(tmp) / rel for rel in rels]
+        yield sha, Path(tmp), [Path(tmp) / rel for rel in rels]
 
 
 def _archive(root: Path, sha: str, rels: list[str], dest: Path) -> None:

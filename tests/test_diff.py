@@ -539,6 +539,21 @@ def test_revision_without_the_directories_exits_2(repo):
     assert "has no schemas: nothing to read there" in words(result.stderr)
 
 
+def test_unusable_tools_at_a_revision_are_named_as_git_names_them(repo):
+    broken = search_tool(month_rule=True)
+    broken["function"]["parameters"]["properties"]["month"]["x-eval-norm"] = "no_such_rule"
+    write_json(repo / "tools" / "billing.json", [broken])
+    git(repo, "commit", "-q", "-am", "a rule that does not exist")
+
+    result = invoke("diff", "HEAD~1", "HEAD")
+
+    assert result.exit_code == 2
+    message = words(result.stderr)
+    assert "HEAD:tools/billing.json" in message
+    assert "no_such_rule" in message
+    assert "evalrun-diff-" not in message  # not the temporary extraction
+
+
 def test_revision_outside_a_git_repository_exits_2(project, monkeypatch):
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(project.parent))
     result = invoke("diff", "HEAD~1", "traces")
