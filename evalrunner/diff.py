@@ -26,7 +26,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
@@ -231,12 +231,8 @@ class _Loader:
         if path.exists():
             side = self._load_path(spec, path)
             if _is_revision(spec, self.base):
-                side = Side(
-                    side.kind,
-                    f"{side.source} (a path; the git revision of the same name was not used)",
-                    side.summary,
-                    side.runs,
-                )
+                note = "(a path; the git revision of the same name was not used)"
+                side = replace(side, source=f"{side.source} {note}")
             return side
         return self._load_revision(spec)
 
