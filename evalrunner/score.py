@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from .compare import Comparison, ToolPlan
+from .compare import EXACT, Comparison, ToolPlan
 from .effects import EffectResult, check_all
 from .jsonvalue import canon_key
 from .model import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, Call, Case, Run, Step, Tool, TraceError
@@ -24,8 +24,7 @@ TRUE_FAILED_LABELS = frozenset({"mismatch", "unexpected", "redundant", "malforme
 ORDERED_MODES = frozenset({"exact", "prefix", "contains"})
 
 
-@dataclass(frozen=True, slots=True)
-class CallResult:
+class CallResult(NamedTuple):
     """One call's label against the best-matching sequence, with its explanation."""
 
     index: int
@@ -50,8 +49,9 @@ class CallResult:
         return self.label in TRUE_FAILED_LABELS
 
 
-@dataclass(frozen=True, slots=True)
-class RunResult:
+class RunResult(NamedTuple):
+    """A run's verdicts and their explanation. (A NamedTuple, like `Run`: built once per run.)"""
+
     run_id: str
     case_id: str
     source: str
@@ -79,8 +79,8 @@ class _Seq:
     steps: tuple[Step, ...]
     eq: tuple[Any, ...]
     exact: tuple[Any, ...]
-    eq_count: Counter
-    exact_count: Counter
+    eq_count: dict[Any, int]
+    exact_count: dict[Any, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,17 +88,21 @@ class _CasePlan:
     case: Case
     seqs: tuple[_Seq, ...]
     canonical_exact: frozenset
+    exact_labels: tuple[CallResult, ...]
+    """The labels of a run whose calls are exactly the canonical sequence (the common case)."""
 
 
-@dataclass(slots=True)
 class _C:
-    """A call prepared for grading."""
+    """A call prepared for grading: its exact key now, its canonical key when it is needed."""
 
-    index: int
-    call: Call
-    plan: ToolPlan
-    exact: Any
-    eq: Any
+    __slots__ = ("call", "eq", "exact", "index", "plan")
+
+    def __init__(self, index: int, call: Call, plan: ToolPlan, exact: Any) -> None:
+        self.index = index
+        self.call = call
+        self.plan = plan
+        self.exact = exact
+        self.eq: Any = exact
 
 
 class Grader:
@@ -134,22 +138,31 @@ class Grader:
             for steps in case.accept:
                 eq = tuple((s.tool, self.plan(s.tool).key(s.args)) for s in steps)
                 exact = tuple((s.tool, canon_key(s.args)) for s in steps)
-                seqs.append(_Seq(steps, eq, exact, Counter(eq), Counter(exact)))
-            found = _CasePlan(case, tuple(seqs), frozenset(seqs[0].exact))
+                seqs.append(_Seq(steps, eq, exact, dict(Counter(eq)), dict(Counter(exact))))
+            exact_labels = tuple(
+                CallResult(i, s.tool, "exact", i, EXACT) for i, s in enumerate(case.accept[0])
+            )
+            found = _CasePlan(case, tuple(seqs), frozenset(seqs[0].exact), exact_labels)
             self._case_plans[case.id] = found
         return found
 
     def _prepare(self, calls: Sequence[Call]) -> list[_C]:
+        plans = self.plans
         out = []
         for i, call in enumerate(calls):
-            plan = self.plan(call.tool)
+            plan = plans.get(call.tool) or self.plan(call.tool)
             if call.malformed is not None:
-                exact = eq = (call.tool, object())  # equal to nothing, not even itself elsewhere
+                exact = (call.tool, object())  # equal to nothing, not even itself elsewhere
             else:
                 exact = (call.tool, canon_key(call.args))
-                eq = (call.tool, plan.key(call.args)) if plan.active else exact
-            out.append(_C(i, call, plan, exact, eq))
+            out.append(_C(i, call, plan, exact))
         return out
+
+    @staticmethod
+    def _canonical_keys(calls: list[_C]) -> None:
+        for c in calls:
+            if c.plan.active and c.call.malformed is None:
+                c.eq = (c.call.tool, c.plan.key(c.call.args))
 
     # ------------------------------------------------------------------------------ grading
 
@@ -164,6 +177,12 @@ class Grader:
             )
         cp = self._case_plan(case)
         calls = self._prepare(run.calls)
+        canonical = cp.seqs[0].exact
+        if len(calls) == len(canonical) and all(
+            c.exact == k and not c.call.errored for c, k in zip(calls, canonical)
+        ):
+            return self._exactly_canonical(run, cp)
+        self._canonical_keys(calls)
         mode = case.match
         live = [c for c in calls if not c.call.errored]
 
@@ -219,6 +238,30 @@ class Grader:
             suspects=suspects,
         )
 
+    @staticmethod
+    def _exactly_canonical(run: Run, cp: _CasePlan) -> RunResult:
+        """A run whose calls are exactly the canonical sequence: both checks match it, with no
+        repeat, loop or missing step; only the effects remain to be checked."""
+        effects = check_all(cp.case.effects, run.world)
+        effects_ok = all(r.ok is not False for r in effects)
+        shapes = () if effects_ok else ("effect_failed",)
+        return RunResult(
+            run.run_id,
+            cp.case.id,
+            run.source,
+            "pass" if effects_ok else "false_pass",
+            shapes[0] if shapes else None,
+            shapes,
+            True,
+            effects_ok,
+            0,
+            0,
+            cp.exact_labels,
+            (),
+            effects,
+            (),
+        )
+
 
 def _verdict(reported_pass: bool, true_pass: bool) -> str:
     if reported_pass:
@@ -228,12 +271,12 @@ def _verdict(reported_pass: bool, true_pass: bool) -> str:
 
 def _reported(calls: list[_C], canonical: _Seq, mode: str) -> bool:
     """The exact-match assertion, graded call by call: it cannot see an exact repeat."""
-    seen: Counter = Counter()
+    seen: dict[Any, int] = {}
+    limit = canonical.exact_count
     kept = []
     for c in calls:
-        seen[c.exact] += 1
-        n = seen[c.exact]
-        if n > 1 and n > canonical.exact_count[c.exact]:
+        n = seen[c.exact] = seen.get(c.exact, 0) + 1
+        if n > 1 and n > limit.get(c.exact, 0):
             continue
         kept.append(c.exact)
     return matches(kept, canonical.exact, mode)
@@ -246,13 +289,13 @@ def _drop_repeats(calls: list[_C], seq: _Seq) -> tuple[list[_C], dict[int, int]]
     earliest earlier equivalent call).
     """
     first: dict[Any, int] = {}
-    seen: Counter = Counter()
+    seen: dict[Any, int] = {}
+    limit = seq.eq_count
     kept, dropped = [], {}
     for c in calls:
         first.setdefault(c.eq, c.index)
-        seen[c.eq] += 1
-        n = seen[c.eq]
-        if c.plan.repeatable and n > 1 and n > seq.eq_count[c.eq]:
+        n = seen[c.eq] = seen.get(c.eq, 0) + 1
+        if n > 1 and c.plan.repeatable and n > limit.get(c.eq, 0):
             dropped[c.index] = first[c.eq]
         else:
             kept.append(c)
@@ -262,13 +305,13 @@ def _drop_repeats(calls: list[_C], seq: _Seq) -> tuple[list[_C], dict[int, int]]
 def _redundant(live: list[_C], seq: _Seq) -> dict[int, int]:
     """Calls equivalent to an earlier call, to a non-repeatable tool, beyond what `seq` holds."""
     first: dict[Any, int] = {}
-    seen: Counter = Counter()
+    seen: dict[Any, int] = {}
+    limit = seq.eq_count
     found = {}
     for c in live:
         first.setdefault(c.eq, c.index)
-        seen[c.eq] += 1
-        n = seen[c.eq]
-        if not c.plan.repeatable and n > 1 and n > seq.eq_count[c.eq]:
+        n = seen[c.eq] = seen.get(c.eq, 0) + 1
+        if n > 1 and not c.plan.repeatable and n > limit.get(c.eq, 0):
             found[c.index] = first[c.eq]
     return found
 
