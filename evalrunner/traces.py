@@ -37,7 +37,10 @@ def trace_files(paths: Iterable[str | Path]) -> list[str]:
             found.append(STDIN)
         else:
             found.extend(
-                str(f) for f in list_files(path, TRACE_SUFFIXES, what="traces", flag="PATH")
+                str(f)
+                for f in list_files(
+                    path, TRACE_SUFFIXES, what="traces", hint="name a trace file or directory"
+                )
             )
     return found
 
@@ -168,7 +171,7 @@ def parse_call(raw: Any, index: int) -> Call | str:
                 if type(parsed) is dict:
                     args = parsed
                 else:
-                    malformed = f"args is JSON {json_kind(parsed)}, not an object"
+                    malformed = f"args encodes {json_kind(parsed)}, not an object"
     elif type(args) is not dict:
         malformed = f"args is {json_kind(args)}, not an object"
     result = raw.get("result", MISSING)

@@ -107,8 +107,8 @@ def test_unreadable_lines_are_error_records(tmp_path, line, reason):
     ("args", "reason"),
     [
         ("{bad", "args is not valid JSON: "),
-        ("[1, 2]", "args is JSON a list, not an object"),
-        ("null", "args is JSON null, not an object"),
+        ("[1, 2]", "args encodes a list, not an object"),
+        ("null", "args encodes null, not an object"),
         (None, "args is null, not an object"),
         (42, "args is a number, not an object"),
     ],
