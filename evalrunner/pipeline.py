@@ -7,19 +7,22 @@ sink (the report writer) and returns the merged summary.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import multiprocessing
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from .adapters import TraceFormat, TraceReader
 from .cases import load_cases
-from .model import Case, Run, Tool, TraceError
+from .model import Case, InputError, Run, Tool, TraceError
 from .norms import Normalizer, load_registry
 from .score import Grader, RunResult
 from .summary import Summary
 from .tools import load_tools
-from .traces import read_file, trace_files
+from .traces import iter_lines, read_file, trace_files
 
 Sink = Callable[[RunResult | TraceError], None]
 PROGRESS_EVERY = 2000
@@ -80,3 +83,216 @@ def score(
 def grade_runs(config: Config, runs: Iterable[Run | TraceError]) -> list[RunResult | TraceError]:
     """Grade runs already in memory (tests, adapters): results in input order."""
     return [r if isinstance(r, TraceError) else config.grader.grade(r) for r in runs]
+
+
+# --------------------------------------------------------------------------------- in parallel
+
+BATCH_LINES = 2000
+BATCH_BYTES = 2**20
+IN_FLIGHT = 4
+"""Batches out at once per worker: enough to keep every worker busy, few enough to keep memory flat."""
+
+
+def score_parallel(
+    config: Config,
+    paths: Iterable[str | Path],
+    *,
+    jobs: int,
+    sink: Callable[[Any], None] | None = None,
+    encode: Callable[[RunResult | TraceError], Any] | None = None,
+    stdin: BinaryIO | None = None,
+    progress: Callable[[int], None] | None = None,
+    trace_format: TraceFormat | str = TraceFormat.auto,
+    case_key: str | None = None,
+    run_key: str | None = None,
+) -> Summary:
+    """`score` on `jobs` worker processes: the same summary, the same results in the same order.
+
+    This process reads the trace lines (with `score`'s own reader, so line numbers and read errors
+    are the same) and deals them out in batches, large files included; each worker grades a batch
+    with the config it was given once and summarizes it under the same (file, record) order keys,
+    and the summaries merge exactly. Results reach `sink` here, in input order. `encode`, when
+    given, runs in the worker on each result and the sink receives what it returns: rendering
+    there keeps this process, which only writes, from becoming the bottleneck (unpickling a
+    RunResult costs more than grading it). It must be picklable (a module-level function).
+    """
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs}")
+    reader = TraceReader(trace_format, case_key=case_key, run_key=run_key)
+    if jobs == 1 or reader.format is TraceFormat.otel:
+        # OpenTelemetry spans are grouped into runs across lines and files: one reader reads them.
+        deliver = sink if sink is None or encode is None else lambda r: sink(encode(r))
+        return score(
+            config,
+            paths,
+            sink=deliver,
+            stdin=stdin,
+            progress=progress,
+            trace_format=trace_format,
+            case_key=case_key,
+            run_key=run_key,
+        )
+    files = trace_files(paths)
+    summary = Summary.for_tools(config.tools)
+    grade = config.grader.grade
+    batches = _Batches(files, stdin)
+    pending: deque[tuple[_Batch, Any]] = deque()
+    lines = 0
+
+    def emit(part: Summary, results: list[Any] | None, n: int) -> None:
+        nonlocal lines
+        summary.merge(part)
+        if sink is not None and results is not None:
+            for r in results:
+                sink(r)
+        if progress is not None and (lines + n) // PROGRESS_EVERY > lines // PROGRESS_EVERY:
+            progress(lines + n)
+        lines += n
+
+    def read_here(batch: _Batch) -> None:
+        """A batch with OpenTelemetry spans: this file, from here on, is read in this process."""
+        parts = [batch.pairs]
+        while pending and pending[0][0].file_no == batch.file_no:
+            parts.append(pending.popleft()[0].pairs)  # a worker's reading of it is dropped
+        parts.extend(b.pairs for b in batches.rest_of(batch.file_no))
+        part, results, count = Summary.for_tools(config.tools), [], 0
+        items = reader.read(chain.from_iterable(parts))
+        for n, item in enumerate(items, start=batch.first):
+            result = item if isinstance(item, TraceError) else grade(item)
+            part.add(result, (batch.file_no, n))
+            if sink is not None:
+                results.append(result if encode is None else encode(result))
+            count += 1
+            if count == BATCH_LINES:
+                emit(part, results, count)
+                part, results, count = Summary.for_tools(config.tools), [], 0
+        emit(part, results, count)
+
+    def drain() -> None:
+        batch, job = pending.popleft()
+        done = job.get()
+        if done is None:
+            read_here(batch)
+        else:
+            emit(done[0], done[1], len(batch.pairs))
+
+    setup = (config, (trace_format, case_key, run_key), encode, sink is not None)
+    with multiprocessing.get_context().Pool(jobs, _start_worker, setup) as pool:
+        for batch in batches:
+            if isinstance(batch, InputError):  # a file that cannot be opened, in its turn
+                while pending:
+                    drain()
+                raise batch
+            pending.append((batch, pool.apply_async(_grade_batch, (batch,))))
+            if len(pending) >= jobs * IN_FLIGHT:
+                drain()
+        while pending:
+            drain()
+    return summary.finish()
+
+
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    file_no: int
+    first: int
+    """The record number of its first line in the file."""
+    pairs: list[tuple[str, Any]]
+    """(`file:line`, bytes) as `traces.iter_lines` gives them."""
+
+
+class _Batches:
+    """Every input's lines in batches, in order; an InputError in the place its file would be."""
+
+    def __init__(self, files: list[str], stdin: BinaryIO | None) -> None:
+        self._it = self._read(files, stdin)
+        self._back: _Batch | InputError | None = None
+
+    def __iter__(self) -> Iterator[_Batch | InputError]:
+        return self
+
+    def __next__(self) -> _Batch | InputError:
+        if self._back is not None:
+            batch, self._back = self._back, None
+            return batch
+        return next(self._it)
+
+    def rest_of(self, file_no: int) -> Iterator[_Batch]:
+        """The batches left of file `file_no`; the next file's stay for the caller."""
+        for batch in self:
+            if not isinstance(batch, _Batch) or batch.file_no != file_no:
+                self._back = batch
+                return
+            yield batch
+
+    @staticmethod
+    def _read(files: list[str], stdin: BinaryIO | None) -> Iterator[_Batch | InputError]:
+        for file_no, name in enumerate(files):
+            first, pairs, size = 0, [], 0
+            try:
+                for pair in iter_lines(name, stdin=stdin):
+                    pairs.append(pair)
+                    size += len(pair[1]) if type(pair[1]) is bytes else 0
+                    if len(pairs) >= BATCH_LINES or size >= BATCH_BYTES:
+                        yield _Batch(file_no, first, pairs)
+                        first, pairs, size = first + len(pairs), [], 0
+            except InputError as e:
+                yield e
+                return
+            if pairs:
+                yield _Batch(file_no, first, pairs)
+
+
+class _SpansSeen(Exception):
+    pass
+
+
+class _NoSpans:
+    """A worker's stand-in for the reader's OpenTelemetry grouper: spans are grouped into runs
+    across lines and files, so a batch that holds one is handed back and read in order."""
+
+    def add(self, record: Any, source: str) -> Iterator[Run | TraceError]:
+        raise _SpansSeen
+
+    def flush(self) -> Iterator[Run | TraceError]:
+        return iter(())
+
+
+class _Worker:
+    def __init__(
+        self,
+        config: Config,
+        reading: tuple[Any, str | None, str | None],
+        encode: Callable[[RunResult | TraceError], Any] | None,
+        keep: bool,
+    ) -> None:
+        self.config = config
+        self.reader = TraceReader(reading[0], case_key=reading[1], run_key=reading[2])
+        self.reader.otel = _NoSpans()  # type: ignore[assignment]
+        self.encode = encode
+        self.keep = keep
+
+
+_worker: _Worker | None = None
+
+
+def _start_worker(*setup: Any) -> None:
+    global _worker
+    _worker = _Worker(*setup)
+
+
+def _grade_batch(batch: _Batch) -> tuple[Summary, list[Any] | None] | None:
+    """One batch graded and summarized, with its results when wanted; None when it holds spans."""
+    w = _worker
+    assert w is not None, "the pool's initializer sets up each worker"
+    grade, encode = w.config.grader.grade, w.encode
+    part = Summary.for_tools(w.config.tools)
+    results: list[Any] | None = [] if w.keep else None
+    try:
+        for n, item in enumerate(w.reader.read(batch.pairs), start=batch.first):
+            result = item if isinstance(item, TraceError) else grade(item)
+            part.add(result, (batch.file_no, n))
+            if results is not None:
+                results.append(result if encode is None else encode(result))
+    except _SpansSeen:
+        return None
+    return part, results

@@ -122,6 +122,17 @@ def error_to_json(e: TraceError) -> dict[str, Any]:
     return {"source": e.source, "error": e.error}
 
 
+def encode_item(item: RunResult | TraceError) -> tuple[bool, bytes]:
+    """(is it an unscoreable line, its JSON bytes): what the writers write, rendered anywhere.
+
+    `evalrun score --jobs N` renders in the worker processes and sends back only these bytes:
+    unpickling a RunResult would cost the parent more than grading it cost the worker.
+    """
+    if isinstance(item, TraceError):
+        return True, dumps(error_to_json(item))
+    return False, dumps(run_to_json(item))
+
+
 # ----------------------------------------------------------------------------------- writers
 
 
@@ -134,11 +145,16 @@ class JsonlWriter:
         self.n_errors = 0
 
     def add(self, item: RunResult | TraceError) -> None:
-        if isinstance(item, TraceError):
-            self.errors.write((b"," if self.n_errors else b"") + dumps(error_to_json(item)))
+        self.add_encoded(encode_item(item))
+
+    def add_encoded(self, encoded: tuple[bool, bytes]) -> None:
+        """Add an item `encode_item` rendered (in a worker process, say)."""
+        is_error, data = encoded
+        if is_error:
+            self.errors.write((b"," if self.n_errors else b"") + data)
             self.n_errors += 1
         else:
-            self.out.write(dumps(run_to_json(item)) + b"\n")
+            self.out.write(data + b"\n")
 
     def close(self, summary: Summary) -> None:
         self.out.write(b'{"errors":[')
@@ -156,11 +172,16 @@ class JsonWriter:
         self.n_runs = self.n_errors = 0
 
     def add(self, item: RunResult | TraceError) -> None:
-        if isinstance(item, TraceError):
-            self.errors.write((b"," if self.n_errors else b"") + dumps(error_to_json(item)))
+        self.add_encoded(encode_item(item))
+
+    def add_encoded(self, encoded: tuple[bool, bytes]) -> None:
+        """Add an item `encode_item` rendered (in a worker process, say)."""
+        is_error, data = encoded
+        if is_error:
+            self.errors.write((b"," if self.n_errors else b"") + data)
             self.n_errors += 1
         else:
-            self.runs.write((b"," if self.n_runs else b"") + dumps(run_to_json(item)))
+            self.runs.write((b"," if self.n_runs else b"") + data)
             self.n_runs += 1
 
     def close(self, summary: Summary) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from enum import Enum
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -12,9 +14,10 @@ import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from ..adapters import TraceFormat
-from ..pipeline import load_config
+from ..model import TraceError
+from ..pipeline import load_config, score_parallel
 from ..pipeline import score as run_scoring
-from ..report import JsonlWriter, JsonWriter
+from ..report import JsonlWriter, JsonWriter, encode_item
 from ..score import RunResult
 from ..table import render_runs, render_summary
 from .common import (
@@ -113,6 +116,16 @@ def score(
             show_default=False,
         ),
     ] = None,
+    jobs: Annotated[
+        str,
+        typer.Option(
+            "--jobs",
+            "-j",
+            metavar="N",
+            help="Score on N worker processes, or auto (one per CPU). The output is the same "
+            "as with 1, byte for byte.",
+        ),
+    ] = "1",
 ) -> None:
     """Score recorded runs: the failure rate exact-match reports, the true one, and why they differ.
 
@@ -124,6 +137,7 @@ def score(
     paths = traces or ["traces"]
     if show is not None and format is not Format.table:
         raise fail("--show lists runs under the table; with --format json or jsonl, filter with jq")
+    n_jobs = _jobs(jobs)
     with input_errors():
         config = load_config(tools, cases)
         shown: list[RunResult] = []
@@ -149,15 +163,34 @@ def score(
                         hidden += 1
 
             with _progress() as progress:
-                summary = run_scoring(
-                    config,
-                    paths,
-                    sink=sink,
-                    progress=progress,
-                    trace_format=trace_format,
-                    case_key=case_key,
-                    run_key=run_key,
-                )
+                if n_jobs == 1:
+                    summary = run_scoring(
+                        config,
+                        paths,
+                        sink=sink,
+                        progress=progress,
+                        trace_format=trace_format,
+                        case_key=case_key,
+                        run_key=run_key,
+                    )
+                else:
+                    # Workers render (or filter) the results; only what is written comes back.
+                    if writer is not None:
+                        back = {"sink": writer.add_encoded, "encode": encode_item}
+                    elif wanted:
+                        back = {"sink": sink, "encode": partial(_if_verdict, frozenset(wanted))}
+                    else:
+                        back = {}
+                    summary = score_parallel(
+                        config,
+                        paths,
+                        jobs=n_jobs,
+                        progress=progress,
+                        trace_format=trace_format,
+                        case_key=case_key,
+                        run_key=run_key,
+                        **back,
+                    )
 
             if writer is not None:
                 writer.close(summary)
@@ -186,6 +219,22 @@ def score(
         rate = summary.true_failed_runs / summary.runs
         err.print(f"true run failure rate {rate:.1%} is above --fail-above {fail_above:.1%}")
         raise typer.Exit(code=EXIT_THRESHOLD)
+
+
+def _jobs(value: str) -> int:
+    """--jobs: a whole number >= 1, or auto (the CPUs this process may run on)."""
+    if value == "auto":
+        if hasattr(os, "sched_getaffinity"):
+            return max(1, len(os.sched_getaffinity(0)))
+        return os.cpu_count() or 1
+    if not value.isdigit() or int(value) < 1:
+        raise fail(f"--jobs takes a whole number of processes (1 or more) or auto, not {value!r}")
+    return int(value)
+
+
+def _if_verdict(verdicts: frozenset[str], item: RunResult | TraceError) -> RunResult | None:
+    """--show: only the runs it lists cross back from a worker."""
+    return item if isinstance(item, RunResult) and item.verdict in verdicts else None
 
 
 class _progress:
