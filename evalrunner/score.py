@@ -13,13 +13,18 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import orjson
+
 from .compare import EXACT, Comparison, ToolPlan
 from .effects import EffectResult, check_all
 from .jsonvalue import canon_key
 from .model import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, Call, Case, Run, Step, Tool, TraceError
 from .norms import Normalizer, load_registry
+from .traces import parse_record, run_id_of
 from .trajectory import align, matches
 
+MEMO_SIZE = 20_000
+"""Graded records kept for reuse: a few tens of MB at most, whatever the size of the traces."""
 TRUE_FAILED_LABELS = frozenset({"mismatch", "unexpected", "redundant", "malformed"})
 ORDERED_MODES = frozenset({"exact", "prefix", "contains"})
 
@@ -122,6 +127,7 @@ class Grader:
             n: ToolPlan.compile(t, registry) for n, t in tools.items()
         }
         self._case_plans: dict[str, _CasePlan] = {}
+        self._memo: dict[Any, RunResult] = {}
 
     # ------------------------------------------------------------------------------ keys
 
@@ -165,6 +171,34 @@ class Grader:
                 c.eq = (c.call.tool, c.plan.key(c.call.args))
 
     # ------------------------------------------------------------------------------ grading
+
+    def grade_record(self, record: Any, source: str) -> RunResult | TraceError:
+        """Grade a native run record (SPEC "Traces") read from `source` (`file:line`).
+
+        A run's verdicts depend only on its case, its calls as recorded and, when the case asserts
+        effects, its world: records that agree on those are graded once. Agents repeat
+        themselves, so real traces hold many such records; a hit costs one serialization of the
+        calls instead of parsing and grading them. The memo is bounded (it starts over when full).
+        """
+        key = None
+        if type(record) is dict:
+            case_id, calls = record.get("case_id"), record.get("calls")
+            case = self.cases.get(case_id) if type(case_id) is str else None
+            if case is not None and type(calls) is list:
+                world = record.get("world") if case.effects else None
+                key = (case_id, orjson.dumps(calls), None if world is None else orjson.dumps(world))
+                hit = self._memo.get(key)
+                if hit is not None:
+                    return RunResult(run_id_of(record, source), hit[1], source, *hit[3:])
+        run = parse_record(record, source)
+        if type(run) is TraceError:
+            return run
+        result = self.grade(run)
+        if key is not None and type(result) is RunResult:
+            if len(self._memo) >= MEMO_SIZE:
+                self._memo.clear()
+            self._memo[key] = result
+        return result
 
     def grade(self, run: Run) -> RunResult | TraceError:
         """The run's verdicts; a TraceError when its case is unknown."""

@@ -135,17 +135,22 @@ def parse_record(record: Any, source: str) -> Run | TraceError:
             return TraceError(source, call)
         calls.append(call)
     case_id = record.get("case_id")
-    run_id = record.get("run_id")
     world = record.get("world", MISSING)
     meta = record.get("meta")
     return Run(
-        run_id=run_id if type(run_id) is str else (source if run_id is None else _text(run_id)),
+        run_id=run_id_of(record, source),
         case_id=case_id if type(case_id) is str else (None if case_id is None else _text(case_id)),
         calls=tuple(calls),
         world=MISSING if world is None else world,
         meta=meta if type(meta) is dict else {},
         source=source,
     )
+
+
+def run_id_of(record: dict[str, Any], source: str) -> str:
+    """A record's run id: its `run_id` as text, or its `file:line` when it has none."""
+    run_id = record.get("run_id")
+    return run_id if type(run_id) is str else (source if run_id is None else _text(run_id))
 
 
 def parse_call(raw: Any, index: int) -> Call | str:

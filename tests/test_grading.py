@@ -108,3 +108,24 @@ def test_effects_counted_and_suspects_summed():
     assert s.to_json()["normalizer_suspects"] == [
         {"tool": "lookup_order", "param": "order_id", "norm": "casefold", "runs": 1}
     ]
+
+
+def test_a_memoized_grade_is_the_grade():
+    """grade_record reuses a grade for records that agree on case, calls and world: the result
+    must be exactly what grading the record afresh gives, with its own run_id and source."""
+    import orjson
+
+    from evalrunner.score import Grader
+    from evalrunner.traces import parse_record
+
+    for d in sorted(SCENARIOS.iterdir()):
+        config = load_config(d / "tools", d / "cases")
+        fresh = Grader(config.tools, config.cases, registry=config.registry)
+        for n, line in enumerate((d / "traces" / "runs.jsonl").read_bytes().splitlines()):
+            record = orjson.loads(line)
+            want = fresh.grade(parse_record(record, f"a:{n}"))
+            first = config.grader.grade_record(record, f"a:{n}")
+            again = config.grader.grade_record({**record, "run_id": "other"}, f"b:{n}")
+            assert first == want
+            assert again == want._replace(run_id="other", source=f"b:{n}")
+            assert again.calls is first.calls  # the second one was a memo hit
