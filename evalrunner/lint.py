@@ -609,7 +609,8 @@ def _check_default(site: _ToolSite, p: _ParamSite, out: list[Finding]) -> None:
     if p.node.rule is not None:
         inner = normalize(default, p.bare)
         problem = p.node.rule.apply(inner)[1]
-        if problem is not None and not _raised(p.node.rule, problem):
+        # null has one encoding: pydantic's `Optional[Address] = None` needs no rule that reads it.
+        if problem is not None and not _raised(p.node.rule, problem) and default is not None:
             out.append(
                 _finding(
                     "default-unreadable",
@@ -778,7 +779,7 @@ def _check_case(site: _CaseSite, tools: Mapping[str, _ToolSite], out: list[Findi
             assert rule is not None
             inner = normalize(value, p.bare)
             problem = rule.apply(inner)[1]
-            if problem is not None and not _raised(rule, problem):
+            if problem is not None and not _raised(rule, problem) and value is not None:
                 out.append(
                     _finding(
                         "case-value-unreadable",

@@ -369,6 +369,23 @@ def test_default_unreadable(tmp_path):
     )
 
 
+def test_a_null_default_or_value_needs_no_rule_that_reads_it(tmp_path):
+    # pydantic: `address: Optional[Address] = None`, with known_fields on the Address.
+    address = {
+        "anyOf": [{"$ref": "#/$defs/Address"}, {"type": "null"}],
+        "default": None,
+        "x-eval-norm": "known_fields",
+    }
+    params = {
+        "type": "object",
+        "$defs": {"Address": obj(city={"type": "string"})},
+        "properties": {"address": address},
+    }
+    cases = [case("update", {"address": {"city": "Oslo"}}), case("update", {"address": None}, "c2")]
+    root = corpus(tmp_path, {"update": params}, cases)
+    assert run_lint(root).findings == ()
+
+
 def test_case_value_unreadable(tmp_path):
     param = {"type": "string", "x-eval-norm": "month"}
     root = corpus(tmp_path, {"search": obj(month=param)}, [case("search", {"month": "March"})])
