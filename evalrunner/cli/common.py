@@ -59,6 +59,9 @@ def output_stream(path: Path | None):
     """The binary stream data goes to: FILE, or standard output."""
     if path is None:
         yield sys.stdout.buffer
+        # The table is written through the text layer, JSON through the buffer: flush both, so
+        # that what the command then says on stderr lands after the data, not inside it.
+        sys.stdout.flush()
         sys.stdout.buffer.flush()
         return
     try:
