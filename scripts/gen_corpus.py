@@ -2744,7 +2744,7 @@ def build(rng: random.Random) -> tuple[dict[str, bytes], dict[str, str]]:
 # and a run of a case that was deleted from cases/.
 BROKEN_NOT_JSON = (
     b'{"run_id": "r-crashed", "case_id": "refund-dana-march", "calls": '
-    b'[{"tool": "search_invoices", "args": {"customer_id": "C-44'
+    b'[{"tool": "search_invoices", "args": {"customer_id": "C-4471", "month": '
 )
 BROKEN_UNKNOWN_CASE = orjson.dumps(
     {
