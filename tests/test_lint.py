@@ -638,7 +638,7 @@ def test_cli_traces_coverage_line(tmp_path):
         tmp_path,
         {"search": obj(month={"type": "string", "x-eval-norm": "month"})},
         [case("search", {"month": "2026-03"})],
-        [{"run_id": "r1", "calls": calls}],
+        [{"run_id": "r1", "calls": calls}, {"run_id": "r2"}],
     )
     result = invoke(*dirs(root), "--traces", str(root / "traces"))
     assert result.exit_code == 0
@@ -646,6 +646,7 @@ def test_cli_traces_coverage_line(tmp_path):
         "0 errors, 0 warnings, 0 info\n"
         "tools with rules: 1 of 1\n"
         "calls to them: 100.0% of 1 call in 1 run of the traces\n"
+        "unreadable trace lines: 1 (evalrun score lists them)\n"
     )
 
 

@@ -132,9 +132,11 @@ def render(report: LintReport, console: Console) -> None:
             f"calls to them: {share:.1%} of {_plural(c.calls, 'call')} in "
             f"{_plural(c.runs or 0, 'run')} of the traces"
         )
-        if c.unreadable_lines:
-            text += f" ({c.unreadable_lines:,} unreadable trace lines: see evalrun score)"
         console.print(text, overflow="fold")
+        if c.unreadable_lines:
+            console.print(
+                f"unreadable trace lines: {c.unreadable_lines:,} (evalrun score lists them)"
+            )
 
 
 def _wrap(text: str, width: int, *, breaks: bool = True) -> list[str]:
