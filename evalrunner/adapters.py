@@ -2,7 +2,7 @@
 Messages transcripts, MCP call logs and OpenTelemetry GenAI spans.
 
 Each adapter turns a foreign record into the native run record of SPEC "Traces" (`calls` of
-`{tool, args, result?, error flags}`, `world`, `meta`) and hands it to `traces.parse_record`, so
+`{tool, args, result?, error flags}`, `world`, `meta`), read by `traces.parse_record`, so
 errored attempts, malformed arguments and unreadable calls follow one rule, in one place. The
 format is detected per line, or forced; docs/trace-formats.md shows each format.
 
@@ -18,14 +18,21 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from dateutil.parser import isoparse
 
 from .jsonvalue import json_kind
 from .model import MISSING, InputError, Run, TraceError
-from .traces import parse_record
+from .traces import not_json, parse_record
+
+
+class NativeRecord(NamedTuple):
+    """A run record in the native format (SPEC "Traces"), and the `file:line` it was read from."""
+
+    record: dict[str, Any]
+    source: str
 
 
 class TraceFormat(str, Enum):
@@ -115,6 +122,12 @@ class TraceReader:
 
         OpenTelemetry traces still open when the lines end are flushed then: call once per file.
         """
+        for item in self.records(lines):
+            yield item if type(item) is TraceError else parse_record(item.record, item.source)
+
+    def records(self, lines: Iterable[tuple[str, Any]]) -> Iterator[NativeRecord | TraceError]:
+        """`read`, stopping short of parsing: native run records, as the grader's memo takes them
+        (`Grader.grade_record`)."""
         native_first = self.format in (TraceFormat.auto, TraceFormat.native) and not self._keyed
         for source, line in lines:
             if type(line) is TraceError:
@@ -122,17 +135,17 @@ class TraceReader:
                 continue
             try:
                 record = orjson.loads(line)
-            except orjson.JSONDecodeError as e:
-                yield TraceError(source, f"line is not valid JSON: {e}")
+            except orjson.JSONDecodeError:
+                yield not_json(line, source)
                 continue
             # The hot path: a native run, told apart by one lookup before any detection.
             if native_first and type(record) is dict and type(record.get("calls")) is list:
-                yield parse_record(record, source)
+                yield NativeRecord(record, source)
             else:
                 yield from self.read_record(record, source)
         yield from self.otel.flush()
 
-    def read_record(self, record: Any, source: str) -> Iterator[Run | TraceError]:
+    def read_record(self, record: Any, source: str) -> Iterator[NativeRecord | TraceError]:
         """The run(s) one decoded line holds: none yet for a span whose trace is still open."""
         fmt = self.format.value if self.format is not TraceFormat.auto else detect(record)
         if fmt is None:
@@ -177,7 +190,7 @@ class TraceReader:
             "world": record.get("world"),
             "meta": record.get("meta"),
         }
-        yield parse_record(native, source)
+        yield NativeRecord(native, source)
 
 
 def read_lines(
@@ -568,7 +581,7 @@ class OtelGrouper:
         """(open traces, bytes of tool spans held)."""
         return len(self._open), self._size
 
-    def add(self, record: Any, source: str) -> Iterator[Run | TraceError]:
+    def add(self, record: Any, source: str) -> Iterator[NativeRecord | TraceError]:
         spans = _otel_spans(record)
         if type(spans) is str:
             yield TraceError(source, f"otel: {spans}")
@@ -604,7 +617,7 @@ class OtelGrouper:
             else:
                 yield from self._evict()
 
-    def flush(self) -> Iterator[Run | TraceError]:
+    def flush(self) -> Iterator[NativeRecord | TraceError]:
         """Every trace still open, in the order they began (at the end of a file)."""
         for trace in sorted(self._open.values(), key=lambda t: t.seq):
             yield self._finish(trace)
@@ -654,7 +667,7 @@ class OtelGrouper:
         if len(self._closed) > self.limits.max_closed_traces:
             self._closed.popitem(last=False)
 
-    def _finish(self, trace: _Trace) -> Run | TraceError:
+    def _finish(self, trace: _Trace) -> NativeRecord | TraceError:
         self._close(trace, "scored (its root span, or its file, had ended)")
         where = f"otel: trace {trace.trace_id}"
         if trace.conflict is not None:
@@ -684,7 +697,7 @@ class OtelGrouper:
             "world": world,
             "meta": {"trace_id": trace.trace_id},
         }
-        return parse_record(native, trace.source)
+        return NativeRecord(native, trace.source)
 
 
 def _size(value: Any) -> int:

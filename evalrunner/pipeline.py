@@ -22,7 +22,7 @@ from .norms import Normalizer, load_registry
 from .score import Grader, RunResult
 from .summary import Summary
 from .tools import load_tools
-from .traces import iter_lines, read_file, trace_files
+from .traces import iter_lines, trace_files
 
 Sink = Callable[[RunResult | TraceError], None]
 PROGRESS_EVERY = 2000
@@ -66,11 +66,11 @@ def score(
     reader = TraceReader(trace_format, case_key=case_key, run_key=run_key)
     files = trace_files(paths)
     summary = Summary.for_tools(config.tools)
-    grade = config.grader.grade
+    grade = config.grader.grade_record
     n = 0
     for file_no, name in enumerate(files):
-        for line_no, item in enumerate(read_file(name, stdin=stdin, reader=reader)):
-            result = item if isinstance(item, TraceError) else grade(item)
+        for line_no, item in enumerate(reader.records(iter_lines(name, stdin=stdin))):
+            result = item if type(item) is TraceError else grade(*item)
             summary.add(result, (file_no, line_no))
             if sink is not None:
                 sink(result)
@@ -134,7 +134,7 @@ def score_parallel(
         )
     files = trace_files(paths)
     summary = Summary.for_tools(config.tools)
-    grade = config.grader.grade
+    grade = config.grader.grade_record
     batches = _Batches(files, stdin)
     pending: deque[tuple[_Batch, Any]] = deque()
     lines = 0
@@ -156,9 +156,9 @@ def score_parallel(
             parts.append(pending.popleft()[0].pairs)  # a worker's reading of it is dropped
         parts.extend(b.pairs for b in batches.rest_of(batch.file_no))
         part, results, count = Summary.for_tools(config.tools), [], 0
-        items = reader.read(chain.from_iterable(parts))
+        items = reader.records(chain.from_iterable(parts))
         for n, item in enumerate(items, start=batch.first):
-            result = item if isinstance(item, TraceError) else grade(item)
+            result = item if type(item) is TraceError else grade(*item)
             part.add(result, (batch.file_no, n))
             if sink is not None:
                 results.append(result if encode is None else encode(result))
@@ -284,12 +284,12 @@ def _grade_batch(batch: _Batch) -> tuple[Summary, list[Any] | None] | None:
     """One batch graded and summarized, with its results when wanted; None when it holds spans."""
     w = _worker
     assert w is not None, "the pool's initializer sets up each worker"
-    grade, encode = w.config.grader.grade, w.encode
+    grade, encode = w.config.grader.grade_record, w.encode
     part = Summary.for_tools(w.config.tools)
     results: list[Any] | None = [] if w.keep else None
     try:
-        for n, item in enumerate(w.reader.read(batch.pairs), start=batch.first):
-            result = item if isinstance(item, TraceError) else grade(item)
+        for n, item in enumerate(w.reader.records(batch.pairs), start=batch.first):
+            result = item if type(item) is TraceError else grade(*item)
             part.add(result, (batch.file_no, n))
             if results is not None:
                 results.append(result if encode is None else encode(result))

@@ -116,9 +116,21 @@ class _NoClose:
 def parse_line(line: bytes | str, source: str) -> Run | TraceError:
     try:
         record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return not_json(line, source)
+    return parse_record(record, source)
+
+
+def not_json(line: bytes | str, source: str) -> TraceError:
+    """The error record for a line that is not JSON, its position counted within the line.
+
+    (Parsed with its newline, a line cut short would be reported at "line 2 column 1".)
+    """
+    try:
+        orjson.loads(line.rstrip(b"\r\n" if isinstance(line, bytes) else "\r\n"))
     except orjson.JSONDecodeError as e:
         return TraceError(source, f"line is not valid JSON: {e}")
-    return parse_record(record, source)
+    return TraceError(source, "line is not valid JSON")  # pragma: no cover (it parsed: cannot be)
 
 
 def parse_record(record: Any, source: str) -> Run | TraceError:
