@@ -26,11 +26,16 @@ from __future__ import annotations
 import argparse
 import copy
 import hashlib
+import inspect
 import json
+import os
+import platform
 import random
 import re
 import shutil
+import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -46,7 +51,7 @@ from evalrunner.norms import bind, load_registry
 from evalrunner.tools import load_tools
 
 ROOT = Path(__file__).resolve().parent.parent
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 SEED = 20260301
 
 # ============================================================================== corpus: surface
@@ -390,23 +395,24 @@ CASE_TEMPLATES = (
 
 # ============================================================================= corpus: mutation
 
-# How often each kind of run occurs: most runs are right; about a fifth fail exact-match, half of
-# those wrongly (the motivating team's numbers), and some green runs are wrong.
+# How often each kind of run occurs, per 1000, after the example corpus's mix: about a fifth of
+# the runs fail exact-match, four in five of those wrongly; one green run in ten is wrong, mostly
+# by looping. `alternate` falls back to a plain pass for a case with one accepted sequence.
 SCENARIOS = (
-    ("pass", 50),
-    ("encoding", 9),
-    ("ordering", 6),
-    ("default", 6),
-    ("mixed", 3),
-    ("alternate", 4),
-    ("errored_attempt", 5),
-    ("loop", 4),
-    ("rejected", 1),
-    ("effect_failed", 2),
-    ("mismatch", 6),
-    ("missing_step", 2),
-    ("wrong_tool", 1),
-    ("malformed", 1),
+    ("pass", 700),
+    ("encoding", 50),
+    ("ordering", 40),
+    ("default", 30),
+    ("mixed", 10),
+    ("alternate", 20),
+    ("errored_attempt", 12),
+    ("loop", 70),
+    ("rejected", 5),
+    ("effect_failed", 7),
+    ("mismatch", 35),
+    ("missing_step", 10),
+    ("wrong_tool", 3),
+    ("malformed", 8),
 )
 
 
@@ -602,9 +608,9 @@ class Mutator:
         """The call as a framework records it: native, OpenAI-style, or with args as a string."""
         out = {k: v for k, v in call.items() if k not in ("tool", "args")}
         r = rng.random()
-        if r < 0.7:
+        if r < 0.6:
             out = {"tool": call["tool"], "args": call["args"], **out}
-        elif r < 0.9:
+        elif r < 0.8:
             args = orjson.dumps(call["args"]).decode()
             out = {
                 "id": f"call_{rng.getrandbits(40):010x}",
@@ -614,7 +620,7 @@ class Mutator:
             }
         else:
             out = {"tool": call["tool"], "args": orjson.dumps(call["args"]).decode(), **out}
-        if "result" not in out and "status" not in out and rng.random() < 0.6:
+        if "result" not in out and "status" not in out and rng.random() < 0.15:
             out["result"] = {
                 "ok": True,
                 "id": f"obj-{rng.randrange(10**6)}",
@@ -874,8 +880,588 @@ def generate(calls: int, target: Path, dirs: tuple[Path, Path] | None) -> dict:
     return {"runs": made_runs, "calls": made_calls, "bytes": size, "surface": surface}
 
 
+# ================================================================================ measurement
+
+
+@dataclass
+class Measured:
+    name: str
+    seconds: float
+    """Wall time: the whole process for evalrun and the floor, the timed loop for the peers."""
+    calls: int
+    cpu: float = 0.0
+    """User + system time of the process and its workers."""
+    max_rss_kb: int = 0
+    """The largest resident set of any one process (the parent's or a worker's)."""
+    tree_rss_kb: int = 0
+    """The peak of the resident sets of the process and its workers together (sampled)."""
+    note: str = ""
+    error: str = ""
+
+    @property
+    def rate(self) -> float:
+        return self.calls / self.seconds if self.seconds else 0.0
+
+
+def _tree_rss_kb(pid: int) -> int:
+    total, stack = 0, [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            status = Path(f"/proc/{p}/status").read_text()
+            for task in Path(f"/proc/{p}/task").iterdir():
+                stack.extend(int(c) for c in (task / "children").read_text().split())
+        except OSError:
+            continue
+        m = re.search(r"VmRSS:\s+(\d+)", status)
+        total += int(m.group(1)) if m else 0
+    return total
+
+
+def run_measured(cmd: list[str], name: str, calls: int) -> tuple[Measured, bytes]:
+    """Run `cmd`, timing it from start to exit, with its (and its workers') CPU time and RSS."""
+    with open(os.devnull, "wb") as devnull, _tempfile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=devnull)
+        peak = 0
+        done = threading.Event()
+
+        def sample() -> None:
+            nonlocal peak
+            while not done.is_set():
+                peak = max(peak, _tree_rss_kb(proc.pid))
+                done.wait(0.02)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        out = proc.stdout.read() if proc.stdout else b""
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        done.set()
+        sampler.join()
+        m = Measured(
+            name,
+            seconds,
+            calls,
+            cpu=usage.ru_utime + usage.ru_stime,
+            max_rss_kb=usage.ru_maxrss,
+            tree_rss_kb=max(peak, usage.ru_maxrss),
+        )
+        if proc.returncode not in (0, 1):
+            err.seek(0)
+            m.error = f"exit {proc.returncode}: {err.read().decode(errors='replace')[-400:]}"
+    return m, out
+
+
+def _tempfile():
+    import tempfile
+
+    return tempfile.TemporaryFile()
+
+
+def best_of(repeat: int, cmd: list[str], name: str, calls: int) -> Measured:
+    best: Measured | None = None
+    for _ in range(repeat):
+        m, _ = run_measured(cmd, name, calls)
+        if m.error:
+            return m
+        if best is None or m.seconds < best.seconds:
+            best = m
+    assert best is not None
+    return best
+
+
+def evalrun_cmd(corpus: Path, fmt: str, jobs: int, *, empty: bool = False) -> list[str]:
+    exe = Path(sys.executable).with_name("evalrun")
+    base = [str(exe)] if exe.exists() else [sys.executable, "-m", "evalrunner"]
+    traces = corpus / ("empty.jsonl" if empty else "traces")
+    if empty:
+        traces.write_bytes(b"")
+    return [
+        *base,
+        "score",
+        str(traces),
+        "--tools",
+        str(corpus / "tools"),
+        "--cases",
+        str(corpus / "cases"),
+        "--format",
+        fmt,
+        "--output",
+        os.devnull,
+        "--jobs",
+        str(jobs),
+    ]
+
+
+def helper_cmd(*args: str) -> list[str]:
+    return [sys.executable, str(Path(__file__).resolve()), *args]
+
+
+# ------------------------------------------------------------------------------------- floor
+
+
+def floor(traces: Path) -> dict:
+    """Read and orjson-parse every line and iterate its calls: what any scorer must do.
+
+    Kept minimal on purpose (an `args` string is not decoded), so the floor is a hard target.
+    """
+    calls = 0
+    t0 = time.perf_counter()
+    for f in sorted(traces.rglob("*.jsonl")):
+        with open(f, "rb") as stream:
+            for line in stream:
+                if not line.strip():
+                    continue
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                if type(record) is dict and type(record.get("calls")) is list:
+                    for call in record["calls"]:
+                        if type(call) is dict and (call.get("tool") or call.get("name")):
+                            calls += 1
+    return {"seconds": time.perf_counter() - t0, "calls": calls}
+
+
+def measure_floor(corpus: Path, repeat: int) -> Measured:
+    """The floor in a process of its own (Python and orjson only), timed around its loop."""
+    program = "\n".join(
+        [
+            "import json, sys, time",
+            "from pathlib import Path",
+            "import orjson",
+            inspect.getsource(floor),
+            "print(json.dumps(floor(Path(sys.argv[1]))))",
+        ]
+    )
+    best: Measured | None = None
+    for _ in range(repeat):
+        m, out = run_measured([sys.executable, "-c", program, str(corpus / "traces")], "", 0)
+        got = json.loads(out)
+        m.seconds, m.calls = got["seconds"], got["calls"]
+        if best is None or m.seconds < best.seconds:
+            best = m
+    assert best is not None
+    best.name = "floor: read + orjson.loads + iterate calls"
+    return best
+
+
+# ------------------------------------------------------------------------------------- peers
+
+PEER_BATCH_RUNS = 20_000
+
+
+def _records(corpus: Path, cases: dict):
+    """(record, case) for every scoreable native run of the corpus, in order."""
+    for f in sorted((corpus / "traces").rglob("*.jsonl")):
+        with open(f, "rb") as stream:
+            for line in stream:
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                if type(record) is dict and record.get("case_id") in cases:
+                    yield record, cases[record["case_id"]]
+
+
+def _call_parts(call: dict) -> tuple[str, Any]:
+    name = call.get("tool", call.get("name"))
+    args = call["args"] if "args" in call else call.get("arguments", {})
+    return name, args
+
+
+def _batches(it, n: int):
+    batch = []
+    for x in it:
+        batch.append(x)
+        if len(batch) == n:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def peer_agentevals(corpus: Path) -> dict:
+    """LangChain agentevals' trajectory match, strict mode: each run's calls as OpenAI messages
+    against the case's canonical sequence as the reference trajectory."""
+    from agentevals.trajectory.match import create_trajectory_match_evaluator
+
+    evaluator = create_trajectory_match_evaluator(trajectory_match_mode="strict")
+    cases = load_cases(corpus / "cases")
+
+    def messages(task: str, calls: list[tuple[str, Any, Any]]) -> list[dict]:
+        out: list[dict] = [{"role": "user", "content": task}]
+        for i, (name, args, result) in enumerate(calls):
+            arguments = args if type(args) is str else orjson.dumps(args).decode()
+            call_id = f"call_{i}"
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": name, "arguments": arguments},
+                        }
+                    ],
+                }
+            )
+            content = "" if result is MISSING else orjson.dumps(result).decode()
+            out.append({"role": "tool", "content": content, "tool_call_id": call_id})
+        out.append({"role": "assistant", "content": "done"})
+        return out
+
+    seconds, calls, runs, passed, crashed = 0.0, 0, 0, 0, 0
+    for batch in _batches(_records(corpus, cases), PEER_BATCH_RUNS):
+        prepared = []
+        for record, case in batch:
+            run_calls = [(*_call_parts(c), c.get("result", MISSING)) for c in record["calls"]]
+            reference = [(s.tool, dict(s.args), MISSING) for s in case.accept[0]]
+            prepared.append((messages(case.input, run_calls), messages(case.input, reference)))
+            calls += len(run_calls)
+        t0 = time.perf_counter()
+        for outputs, reference in prepared:
+            try:
+                passed += evaluator(outputs=outputs, reference_outputs=reference)["score"] is True
+            except Exception:
+                crashed += 1  # an `arguments` string that is not JSON: agentevals raises
+        seconds += time.perf_counter() - t0
+        runs += len(prepared)
+    return {"seconds": seconds, "calls": calls, "runs": runs, "passed": passed, "crashed": crashed}
+
+
+BFCL_TYPES = {
+    "string": "string",
+    "integer": "integer",
+    "number": "float",
+    "boolean": "boolean",
+    "array": "array",
+    "object": "dict",
+}
+
+
+def _bfcl_type(param: Any) -> str:
+    for t in param.types:
+        if t in BFCL_TYPES:
+            return BFCL_TYPES[t]
+    return "any"
+
+
+def _bfcl_function(tool: Any) -> dict:
+    properties = {}
+    for name, p in tool.params.properties.items():
+        entry: dict[str, Any] = {"type": _bfcl_type(p), "description": name}
+        if entry["type"] == "array":
+            entry["items"] = {"type": _bfcl_type(p.items) if p.items is not None else "any"}
+        properties[name] = entry
+    required = tool.params.schema.get("required", [])
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": {"type": "dict", "properties": properties, "required": list(required)},
+    }
+
+
+def _bfcl_answer(value: Any) -> list:
+    """BFCL's possible answers: a list of acceptable values; a dict's own values are lists."""
+    if type(value) is dict:
+        return [{k: _bfcl_answer(v) for k, v in value.items()}]
+    if type(value) is list and value and all(type(x) is dict for x in value):
+        return [[{k: _bfcl_answer(v) for k, v in x.items()} for x in value]]
+    return [value]
+
+
+def peer_bfcl(corpus: Path) -> dict:
+    """The Berkeley Function Calling Leaderboard's AST checker: each decoded call against the
+    canonical step at its position (the last step past the end), as a `simple` entry."""
+    from bfcl_eval.constants.enums import Language
+    from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
+
+    tools = load_tools(corpus / "tools")
+    cases = load_cases(corpus / "cases")
+    functions = {name: _bfcl_function(t) for name, t in tools.items()}
+    seconds, calls, skipped, valid, crashed = 0.0, 0, 0, 0, 0
+    for batch in _batches(_records(corpus, cases), PEER_BATCH_RUNS):
+        prepared = []
+        for record, case in batch:
+            steps = case.accept[0]
+            for i, call in enumerate(record["calls"]):
+                name, args = _call_parts(call)
+                if type(args) is str:
+                    try:
+                        args = orjson.loads(args) if args else {}
+                    except orjson.JSONDecodeError:
+                        args = None
+                if type(args) is not dict or not steps:
+                    skipped += 1  # malformed arguments: nothing for an AST checker to read
+                    continue
+                step = steps[min(i, len(steps) - 1)]
+                fn = functions.get(step.tool)
+                if fn is None:
+                    skipped += 1
+                    continue
+                answer = {k: _bfcl_answer(v) for k, v in step.args.items()}
+                for k in fn["parameters"]["properties"]:
+                    answer.setdefault(k, [""])  # optional: may be omitted
+                prepared.append(([fn], [{name: args}], [{step.tool: answer}]))
+        t0 = time.perf_counter()
+        for fns, output, answer in prepared:
+            try:
+                result = ast_checker(fns, output, answer, Language.PYTHON, "simple", "bench")
+                valid += result["valid"] is True
+            except Exception:
+                crashed += 1
+        seconds += time.perf_counter() - t0
+        calls += len(prepared)
+    return {
+        "seconds": seconds,
+        "calls": calls,
+        "skipped": skipped,
+        "valid": valid,
+        "crashed": crashed,
+    }
+
+
+PEERS = {
+    "agentevals": ("agentevals trajectory match (strict)", peer_agentevals),
+    "bfcl": ("BFCL ast_checker", peer_bfcl),
+}
+
+
+def measure_peer(key: str, corpus: Path) -> Measured:
+    label = PEERS[key][0]
+    m, out = run_measured(helper_cmd("_peer", key, str(corpus)), label, 0)
+    if m.error:
+        return m
+    got = json.loads(out)
+    if "error" in got:
+        return Measured(label, 0.0, 0, error=got["error"])
+    m.seconds, m.calls = got["seconds"], got["calls"]
+    notes = []
+    if got.get("crashed"):
+        notes.append(f"{got['crashed']:,} raised")
+    if got.get("skipped"):
+        notes.append(f"{got['skipped']:,} malformed calls not checkable")
+    m.note = "; ".join(notes)
+    return m
+
+
+# ------------------------------------------------------------------------------------ report
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (
+        f"{cpu}, {os.cpu_count()} CPUs, {mem:.0f} GiB; {platform.system()} {platform.release()}; "
+        f"Python {platform.python_version()}; load average {os.getloadavg()[0]:.2f}"
+    )
+
+
+def _mb(kb: int) -> str:
+    return f"{kb / 1024:,.0f} MB" if kb else "-"
+
+
+def table(rows: list[Measured], floor_m: Measured, peers: dict[str, Measured]) -> str:
+    peer_cols = [(k, m) for k, m in peers.items() if not m.error and m.rate]
+    head = ["", "calls/s", "time ÷ floor"] + [f"× {k}" for k, _ in peer_cols]
+    head += ["wall s", "CPU s", "max RSS (one process)", "peak RSS (all processes)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for m in rows:
+        if m.error:
+            lines.append(f"| {m.name} | {m.error} |" + " |" * (len(head) - 2))
+            continue
+        cells = [m.name, f"{m.rate:,.0f}", f"{floor_m.rate / m.rate:.2f}" if m.rate else "-"]
+        cells += [f"{m.rate / p.rate:,.1f}" for _, p in peer_cols]
+        cells += [f"{m.seconds:.2f}", f"{m.cpu:.2f}" if m.cpu else "-"]
+        cells += [_mb(m.max_rss_kb), _mb(m.tree_rss_kb)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def bench(args: argparse.Namespace) -> None:
+    corpus = ensure_corpus(args.calls, args.corpus_dir, args.source)
+    info = json.loads((corpus / "corpus.json").read_text())
+    calls = info["calls"]
+    print(f"machine: {machine()}")
+    print(
+        f"corpus: {corpus} ({info['runs']:,} runs, {calls:,} calls, {info['bytes'] / 1e6:.0f} MB "
+        f"in 8 files, one holding half; synthesized from {info['surface']})"
+    )
+    print(f"evalrun and the floor: best of {args.repeat}; peers: once, on the same calls\n")
+    sys.stdout.flush()
+
+    floor_m = measure_floor(corpus, args.repeat)
+    startup = best_of(args.repeat, evalrun_cmd(corpus, "table", 1, empty=True), "", 0)
+    rows = [floor_m]
+    for jobs in args.jobs:
+        for fmt in ("table", "jsonl"):
+            name = f"evalrun score --jobs {jobs} --format {fmt}"
+            rows.append(best_of(args.repeat, evalrun_cmd(corpus, fmt, jobs), name, calls))
+            print(f"  {name}: {rows[-1].rate:,.0f} calls/s", file=sys.stderr)
+    peers: dict[str, Measured] = {}
+    for key in args.peers:
+        peers[key] = measure_peer(key, corpus)
+        p = peers[key]
+        print(f"  {p.name}: {p.error or f'{p.rate:,.0f} calls/s'}", file=sys.stderr)
+    rows += list(peers.values())
+    print(table(rows, floor_m, peers))
+    print()
+    print(
+        f"- evalrun's wall times include its start-up: {startup.seconds:.2f}s on an empty input "
+        "(imports, reading tools and cases); the floor and the peers are timed around their loop."
+    )
+    for m in rows:
+        if m.note:
+            print(f"- {m.name}: {m.note}")
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+    summarize_targets(rows, floor_m, peers)
+
+
+def summarize_targets(rows: list[Measured], floor_m: Measured, peers: dict[str, Measured]) -> None:
+    by = {m.name: m for m in rows}
+    print("\ntargets (issue 8):")
+    for fmt in ("table", "jsonl"):
+        one = by.get(f"evalrun score --jobs 1 --format {fmt}")
+        if one is None or one.error:
+            continue
+        ok = "met" if one.rate >= 250_000 else "missed"
+        print(f"- ≥ 250,000 calls/s, one process, {fmt}: {one.rate:,.0f} ({ok})")
+        ratio = floor_m.rate / one.rate
+        print(
+            f"- within 5× of the floor, {fmt}: {ratio:.1f}× ({'met' if ratio <= 5 else 'missed'})"
+        )
+        two = by.get(f"evalrun score --jobs 2 --format {fmt}")
+        if two is not None and not two.error:
+            print(f"- --jobs 2 speed-up, {fmt}: {two.rate / one.rate:.2f}×")
+        for key, need in (("agentevals", 50.0), ("bfcl", 1.0)):
+            p = peers.get(key)
+            if p is None:
+                continue
+            if p.error or not p.rate:
+                print(f"- vs {p.name}: not measured ({p.error})")
+                continue
+            x = one.rate / p.rate
+            want = f"≥ {need:g}×" if need > 1 else "ahead"
+            print(
+                f"- vs {p.name}, {fmt}: {x:,.1f}× (target {want}: {'met' if x >= need else 'missed'})"
+            )
+
+
+def memory(args: argparse.Namespace) -> None:
+    """Peak RSS at two corpus sizes: flat in trace size means the same peak at both."""
+    sizes = args.memory_calls
+    print(f"machine: {machine()}\n")
+    rows = []
+    for calls in sizes:
+        corpus = ensure_corpus(calls, args.corpus_dir, args.source)
+        for jobs in args.jobs:
+            for fmt in ("table", "jsonl"):
+                name = f"{calls:,} calls, --jobs {jobs} --format {fmt}"
+                m, _ = run_measured(evalrun_cmd(corpus, fmt, jobs), name, calls)
+                rows.append((calls, jobs, fmt, m))
+                print(f"  {name}: {_mb(m.max_rss_kb)}", file=sys.stderr)
+    head = "| calls | jobs | format | calls/s | max RSS (one process) | peak RSS (all processes) |"
+    print(head + "\n|---|---|---|---|---|---|")
+    for calls, jobs, fmt, m in rows:
+        print(
+            f"| {calls:,} | {jobs} | {fmt} | {m.rate:,.0f} | {_mb(m.max_rss_kb)} | "
+            f"{_mb(m.tree_rss_kb)} |"
+        )
+    print()
+    small, large = sizes[0], sizes[-1]
+    for jobs in args.jobs:
+        for fmt in ("table", "jsonl"):
+            a = next(m for c, j, f, m in rows if (c, j, f) == (small, jobs, fmt))
+            b = next(m for c, j, f, m in rows if (c, j, f) == (large, jobs, fmt))
+            growth = b.max_rss_kb / a.max_rss_kb - 1
+            verdict = "flat (within 20%)" if abs(growth) <= 0.2 else "NOT flat"
+            print(
+                f"- --jobs {jobs} {fmt}: {_mb(a.max_rss_kb)} at {small:,} calls, "
+                f"{_mb(b.max_rss_kb)} at {large:,}: {growth:+.0%}, {verdict}"
+            )
+
+
+def profile(args: argparse.Namespace) -> None:
+    """cProfile of one process scoring the corpus to JSONL: the top functions, and time by module."""
+    import pstats
+
+    corpus = ensure_corpus(args.calls, args.corpus_dir, args.source)
+    out = args.corpus_dir / f"profile-{args.calls}.pstats"
+    cmd = [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "evalrunner"]
+    cmd += evalrun_cmd(corpus, "jsonl", 1)[-12:]
+    subprocess.run(cmd, check=True, stdin=subprocess.DEVNULL)
+    stats = pstats.Stats(str(out))
+    total = stats.total_tt  # type: ignore[attr-defined]
+    by_module: dict[str, float] = {}
+    for (file, _, _), (_, _, tt, _, _) in stats.stats.items():  # type: ignore[attr-defined]
+        key = _module(file)
+        by_module[key] = by_module.get(key, 0.0) + tt
+    print(f"profile of `evalrun score --format jsonl` on {args.calls:,} calls: {total:.1f}s")
+    print("(cProfile slows pure-Python code about 2x; the shares are what matters)\n")
+    print("own time by module:")
+    for key, tt in sorted(by_module.items(), key=lambda kv: -kv[1])[:14]:
+        print(f"  {tt / total:6.1%}  {tt:6.2f}s  {key}")
+    print()
+    stats.sort_stats("tottime").print_stats(args.top)
+    stats.sort_stats("cumulative").print_stats(r"evalrunner", args.top)
+
+
+def _module(file: str) -> str:
+    if "evalrunner" in file:
+        return "evalrunner/" + file.split("evalrunner/", 1)[-1]
+    if file.startswith("~") or file.startswith("<"):
+        return "builtins (C: orjson, dict, list, ...)"
+    return "other Python: " + Path(file).name
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["_peer"]:
+        try:
+            print(json.dumps(PEERS[argv[1]][1](Path(argv[2]))))
+        except ImportError as e:
+            print(json.dumps({"error": f"cannot import ({e}); pip install -e '.[bench]'"}))
+        return
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--calls", type=int, default=1_000_000, help="corpus size in tool calls")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of evalrun and the floor (best)")
+    ap.add_argument("--jobs", type=lambda v: [int(x) for x in v.split(",")], default=[1, 2])
+    ap.add_argument(
+        "--peers",
+        type=lambda v: [x for x in v.split(",") if x],
+        default=list(PEERS),
+        help="comma-separated: agentevals,bfcl (empty for none)",
+    )
+    ap.add_argument("--source", type=Path, help="a directory with tools/ and cases/ to use")
+    ap.add_argument("--corpus-dir", type=Path, default=ROOT / "bench-corpus")
+    ap.add_argument("--memory", action="store_true", help="peak RSS at 1M vs 5M calls")
+    ap.add_argument(
+        "--memory-calls",
+        type=lambda v: [int(x) for x in v.split(",")],
+        default=[1_000_000, 5_000_000],
+    )
+    ap.add_argument("--profile", action="store_true", help="cProfile one process")
+    ap.add_argument("--top", type=int, default=25, help="functions --profile lists")
+    args = ap.parse_args(argv)
+    args.corpus_dir.mkdir(parents=True, exist_ok=True)
+    if args.memory:
+        memory(args)
+    elif args.profile:
+        profile(args)
+    else:
+        bench(args)
+
+
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--calls", type=int, default=1_000_000)
-    args = ap.parse_args()
-    print(ensure_corpus(args.calls, ROOT / "bench-corpus", None))
+    main()
