@@ -77,5 +77,5 @@ def short_json(value: Any, limit: int = 40) -> str:
     """A value as compact JSON for a message or a table cell, cut to `limit` characters."""
     if value is MISSING:
         return "(absent)"
-    text = orjson.dumps(value, default=repr).decode()
+    text = orjson.dumps(value, default=repr, option=orjson.OPT_SORT_KEYS).decode()
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -197,6 +197,10 @@ def _json_number(d: Decimal) -> int | float:
     as_float = float(d)
     if not math.isfinite(as_float):
         raise NormError("number out of range")
+    if as_float.is_integer() and abs(as_float) < _MAX_INT:
+        # "56165535242220284.001" rounds to a whole float whose repr reads back as ...290, not
+        # its exact value ...288: return the exact integer, so that normalizing is idempotent.
+        return int(as_float)
     return as_float
 
 

@@ -18,13 +18,25 @@ import orjson
 from .compare import EXACT, Comparison, ToolPlan
 from .effects import EffectResult, check_all
 from .jsonvalue import canon_key
-from .model import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, Call, Case, Run, Step, Tool, TraceError
+from .model import (
+    FALSE_FAILURE_SHAPES,
+    FALSE_PASS_SHAPES,
+    MISSING,
+    Call,
+    Case,
+    Run,
+    Step,
+    Tool,
+    TraceError,
+)
 from .norms import Normalizer, load_registry
-from .traces import parse_record, run_id_of
+from .traces import call_args, call_tool, is_errored, parse_args, parse_record, run_id_of
 from .trajectory import align, matches
 
 MEMO_SIZE = 20_000
-"""Graded records kept for reuse: a few tens of MB at most, whatever the size of the traces."""
+"""Graded runs kept for reuse: a few tens of MB at most, whatever the size of the traces."""
+CALLS_SIZE = 100_000
+"""Distinct calls kept parsed and keyed: a few tens of MB at most."""
 TRUE_FAILED_LABELS = frozenset({"mismatch", "unexpected", "redundant", "malformed"})
 ORDERED_MODES = frozenset({"exact", "prefix", "contains"})
 
@@ -97,6 +109,18 @@ class _CasePlan:
     """The labels of a run whose calls are exactly the canonical sequence (the common case)."""
 
 
+class _Interned(NamedTuple):
+    """A distinct recorded call (tool and arguments as recorded), parsed and keyed once."""
+
+    id: int
+    """The same for calls whose arguments are the same JSON, written the same way (`1` is not
+    `1.0` here: a memoized grade must print the run's own values)."""
+    args: Any
+    malformed: str | None
+    exact: Any
+    eq: Any
+
+
 class _C:
     """A call prepared for grading: its exact key now, its canonical key when it is needed."""
 
@@ -128,6 +152,8 @@ class Grader:
         }
         self._case_plans: dict[str, _CasePlan] = {}
         self._memo: dict[Any, RunResult] = {}
+        self._calls: dict[tuple[str, Any], _Interned] = {}
+        self._ids: dict[Any, int] = {}
 
     # ------------------------------------------------------------------------------ keys
 
@@ -152,22 +178,52 @@ class Grader:
             self._case_plans[case.id] = found
         return found
 
-    def _prepare(self, calls: Sequence[Call]) -> list[_C]:
+    def _intern(self, tool: str, args: Any) -> _Interned:
+        """The call `tool(args)`, with `args` as recorded (an object, or its JSON text), parsed and
+        keyed once however many runs make it."""
+        text = args if type(args) is str else orjson.dumps(args)
+        found = self._calls.get((tool, text))
+        if found is None:
+            if len(self._calls) >= CALLS_SIZE:
+                self._forget()
+            parsed, malformed = parse_args(args)
+            plan = self.plan(tool)
+            if malformed is None:
+                exact = (tool, canon_key(parsed))
+                eq = (tool, plan.key(parsed)) if plan.active else exact
+                spelling = (tool, orjson.dumps(parsed, option=orjson.OPT_SORT_KEYS))
+            else:
+                exact = eq = None  # grading gives each malformed call a key of its own
+                spelling = (tool, "malformed", text)
+            ident = self._ids.setdefault(spelling, len(self._ids))
+            found = self._calls[(tool, text)] = _Interned(ident, parsed, malformed, exact, eq)
+        return found
+
+    def _forget(self) -> None:
+        """Start the call table over (it is full); the run memo's keys name its ids."""
+        self._calls.clear()
+        self._ids.clear()
+        self._memo.clear()
+
+    def _prepare(self, calls: Sequence[Call], interned: Sequence[_Interned] | None) -> list[_C]:
         plans = self.plans
         out = []
         for i, call in enumerate(calls):
             plan = plans.get(call.tool) or self.plan(call.tool)
             if call.malformed is not None:
-                exact = (call.tool, object())  # equal to nothing, not even itself elsewhere
+                out.append(_C(i, call, plan, (call.tool, object())))  # equal to nothing at all
+            elif interned is not None:
+                c = _C(i, call, plan, interned[i].exact)
+                c.eq = interned[i].eq
+                out.append(c)
             else:
-                exact = (call.tool, canon_key(call.args))
-            out.append(_C(i, call, plan, exact))
+                out.append(_C(i, call, plan, (call.tool, canon_key(call.args))))
         return out
 
     @staticmethod
     def _canonical_keys(calls: list[_C]) -> None:
         for c in calls:
-            if c.plan.active and c.call.malformed is None:
+            if c.eq is c.exact and c.plan.active and c.call.malformed is None:
                 c.eq = (c.call.tool, c.plan.key(c.call.args))
 
     # ------------------------------------------------------------------------------ grading
@@ -175,29 +231,77 @@ class Grader:
     def grade_record(self, record: Any, source: str) -> RunResult | TraceError:
         """Grade a native run record (SPEC "Traces") read from `source` (`file:line`).
 
-        A run's verdicts depend only on its case, its calls as recorded and, when the case asserts
-        effects, its world: records that agree on those are graded once. Agents repeat
-        themselves, so real traces hold many such records; a hit costs one serialization of the
-        calls instead of parsing and grading them. The memo is bounded (it starts over when full).
+        A run's verdicts depend only on its case, its calls (tool, arguments, errored or not)
+        and, when the case asserts effects, its world; not on call ids, tool results or whether
+        arguments were sent as an object or as JSON text. Each distinct call is parsed and keyed
+        once (`_intern`), and records that agree on all of that are graded once: agents repeat
+        themselves, so real traces hold many of both. Both tables are bounded.
         """
-        key = None
         if type(record) is dict:
-            case_id, calls = record.get("case_id"), record.get("calls")
+            case_id, raw_calls = record.get("case_id"), record.get("calls")
             case = self.cases.get(case_id) if type(case_id) is str else None
-            if case is not None and type(calls) is list:
-                world = record.get("world") if case.effects else None
-                key = (case_id, orjson.dumps(calls), None if world is None else orjson.dumps(world))
-                hit = self._memo.get(key)
-                if hit is not None:
-                    return RunResult(run_id_of(record, source), hit[1], source, *hit[3:])
+            if case is not None and type(raw_calls) is list:
+                read = self._read_calls(raw_calls)
+                if read is not None:
+                    return self._grade_read(record, source, case, raw_calls, *read)
         run = parse_record(record, source)
-        if type(run) is TraceError:
-            return run
-        result = self.grade(run)
-        if key is not None and type(result) is RunResult:
-            if len(self._memo) >= MEMO_SIZE:
-                self._memo.clear()
-            self._memo[key] = result
+        return run if type(run) is TraceError else self.grade(run)
+
+    def _read_calls(self, raw_calls: list[Any]) -> tuple[list[_Interned], list[bool]] | None:
+        """Each call interned, and whether it errored; None when a call cannot be read (then
+        `parse_record` says why)."""
+        interned, errored = [], []
+        intern = self._intern
+        for raw in raw_calls:
+            if type(raw) is not dict:
+                return None
+            tool = call_tool(raw)
+            if tool is None:
+                return None
+            try:
+                interned.append(intern(tool, call_args(raw)))
+            except TypeError:  # arguments orjson cannot write (not from a JSON line): read slowly
+                return None
+            errored.append(is_errored(raw, raw.get("result", MISSING)))
+        return interned, errored
+
+    def _grade_read(
+        self,
+        record: dict[str, Any],
+        source: str,
+        case: Case,
+        raw_calls: list[Any],
+        interned: list[_Interned],
+        errored: list[bool],
+    ) -> RunResult:
+        world = record.get("world", MISSING)
+        if world is None:
+            world = MISSING
+        key = (
+            case.id,
+            tuple(-1 - c.id if e else c.id for c, e in zip(interned, errored)),
+            orjson.dumps(world) if case.effects and world is not MISSING else None,
+        )
+        hit = self._memo.get(key)
+        if hit is not None:
+            return RunResult(run_id_of(record, source), hit[1], source, *hit[3:])
+        meta = record.get("meta")
+        calls = tuple(
+            Call(call_tool(raw), c.args, e, c.malformed, raw.get("result", MISSING))
+            for raw, c, e in zip(raw_calls, interned, errored)
+        )
+        run = Run(
+            run_id_of(record, source),
+            case.id,
+            calls,
+            world,
+            meta if type(meta) is dict else {},
+            source,
+        )
+        result = self._grade(run, case, interned)
+        if len(self._memo) >= MEMO_SIZE:
+            self._memo.clear()
+        self._memo[key] = result
         return result
 
     def grade(self, run: Run) -> RunResult | TraceError:
@@ -209,8 +313,11 @@ class Grader:
             return TraceError(
                 run.source, f"unknown case {run.case_id!r} (not in the cases directory)"
             )
+        return self._grade(run, case, None)
+
+    def _grade(self, run: Run, case: Case, interned: Sequence[_Interned] | None) -> RunResult:
         cp = self._case_plan(case)
-        calls = self._prepare(run.calls)
+        calls = self._prepare(run.calls, interned)
         canonical = cp.seqs[0].exact
         if len(calls) == len(canonical) and all(
             c.exact == k and not c.call.errored for c, k in zip(calls, canonical)

@@ -169,28 +169,10 @@ def parse_call(raw: Any, index: int) -> Call | str:
     """A Call, or (a string) why the record cannot be read."""
     if type(raw) is not dict:
         return f"call {index} is not an object"
-    tool = raw.get("tool")
+    tool = call_tool(raw)
     if tool is None:
-        tool = raw.get("name")
-    if type(tool) is not str or not tool:
         return f"call {index} has no tool name ('tool' or 'name', a non-empty string)"
-    args = raw["args"] if "args" in raw else raw.get("arguments", {})
-    malformed = None
-    if type(args) is str:
-        if args == "":
-            args = {}  # some frameworks send "" for a tool without parameters
-        else:
-            try:
-                parsed = orjson.loads(args)
-            except orjson.JSONDecodeError as e:
-                malformed = f"args is not valid JSON: {e}"
-            else:
-                if type(parsed) is dict:
-                    args = parsed
-                else:
-                    malformed = f"args encodes {json_kind(parsed)}, not an object"
-    elif type(args) is not dict:
-        malformed = f"args is {json_kind(args)}, not an object"
+    args, malformed = parse_args(call_args(raw))
     result = raw.get("result", MISSING)
     return Call(
         tool=tool,
@@ -199,6 +181,40 @@ def parse_call(raw: Any, index: int) -> Call | str:
         malformed=malformed,
         result=result,
     )
+
+
+def call_tool(raw: dict[str, Any]) -> str | None:
+    """A recorded call's tool name (`tool`, else `name`), or None when it has none."""
+    tool = raw.get("tool")
+    if tool is None:
+        tool = raw.get("name")
+    return tool if type(tool) is str and tool else None
+
+
+def call_args(raw: dict[str, Any]) -> Any:
+    """A recorded call's arguments as recorded (`args`, else `arguments`; `{}` without either)."""
+    return raw["args"] if "args" in raw else raw.get("arguments", {})
+
+
+def parse_args(args: Any) -> tuple[Any, str | None]:
+    """(the arguments object, None), or (the arguments as recorded, why they are unusable).
+
+    `args` may be an object or its JSON text (as OpenAI sends `function.arguments`); `""` is `{}`,
+    as some frameworks send for a tool without parameters.
+    """
+    if type(args) is dict:
+        return args, None
+    if type(args) is str:
+        if args == "":
+            return {}, None
+        try:
+            parsed = orjson.loads(args)
+        except orjson.JSONDecodeError as e:
+            return args, f"args is not valid JSON: {e}"
+        if type(parsed) is dict:
+            return parsed, None
+        return args, f"args encodes {json_kind(parsed)}, not an object"
+    return args, f"args is {json_kind(args)}, not an object"
 
 
 def is_errored(call: dict[str, Any], result: Any) -> bool:

@@ -129,3 +129,37 @@ def test_a_memoized_grade_is_the_grade():
             assert first == want
             assert again == want._replace(run_id="other", source=f"b:{n}")
             assert again.calls is first.calls  # the second one was a memo hit
+
+
+def test_the_memo_sees_through_cosmetics_but_not_spelling():
+    """Call ids, tool results and args sent as JSON text do not change a grade, so such records
+    share one; `1.0` is not spelled `1`, so a record that spells a value differently does not."""
+    import orjson
+
+    d = SCENARIOS / "ff_encoding"
+    config = load_config(d / "tools", d / "cases")
+    g = config.grader
+    call = {"tool": "search_invoices", "args": {"customer_id": "C-1", "month": "2026-03-15"}}
+    first = g.grade_record({"run_id": "a", "case_id": "c", "calls": [call]}, "a:1")
+    variants = [
+        {
+            "id": "call_1",
+            "name": "search_invoices",
+            "arguments": orjson.dumps(call["args"]).decode(),
+        },
+        {**call, "result": {"ok": True, "rows": 7}},
+        {"tool": "search_invoices", "args": {"month": "2026-03-15", "customer_id": "C-1"}},
+    ]
+    for v in variants:
+        again = g.grade_record({"run_id": "b", "case_id": "c", "calls": [v]}, "b:1")
+        assert again.calls is first.calls and again.verdict == "false_failure"
+    errored = g.grade_record({"case_id": "c", "calls": [{**call, "error": "boom"}]}, "c:1")
+    assert errored.verdict == "fail" and errored.calls is not first.calls
+    spelled = {
+        "tool": "search_invoices",
+        "args": {"customer_id": "C-1", "month": "2026-03-15", "limit": 50.0},
+    }
+    r = g.grade_record({"case_id": "c", "calls": [spelled]}, "d:1")
+    assert r.calls is not first.calls
+    (limit,) = [d for d in r.calls[0].comparison.diffs if d.path == "limit"]
+    assert limit.shape == "default" and type(limit.actual) is float

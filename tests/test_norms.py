@@ -209,6 +209,13 @@ def test_every_builtin_is_idempotent_and_total(name, data):
         assert json_eq(twice, once), (value, once, twice)
 
 
+def test_number_idempotent_at_the_edge_of_float_precision():
+    r = rule("number")
+    for x in ("56165535242220284.001", 5.616553524222029e16, "9007199254740993.5", 1e20):
+        once = r.apply(x)[0]
+        assert json_eq(r.apply(once)[0], once), x
+
+
 def test_number_digits_idempotent_on_floats():
     r = rule("number", digits=2)
     for x in (0.125, 1e20, 2.675, -0.0, 123456789.125):
