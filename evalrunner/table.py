@@ -5,6 +5,7 @@ Written for an 80-column terminal, and readable without colour (`NO_COLOR`).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -136,11 +137,10 @@ def _shape_table(console, title, share_of, shapes, counts, whole, examples) -> N
         )
         ex = examples.get(shape)
         if ex:
-            console.print(
-                Text(f"      e.g. {ex[1]['case_id']}: {ex[1]['detail']}", style="dim"),
-                no_wrap=True,
-                overflow="ellipsis",
-            )
+            # wrapped under itself, not cut: the raw -> normalized value is the point of it
+            text = f"e.g. {ex[1]['case_id']}: {ex[1]['detail']}"
+            for line in textwrap.wrap(text, width=max(console.width - 6, 20)):
+                console.print(Text("      " + line, style="dim"))
     console.print()
 
 
