@@ -1435,34 +1435,74 @@ def memory(args: argparse.Namespace) -> None:
 
 
 def profile(args: argparse.Namespace) -> None:
-    """cProfile of one process scoring the corpus to JSONL: the top functions, and time by module."""
+    """Where one process's time goes, scoring the corpus to JSONL: sampled with py-spy (the bench
+    extra has it), else measured with cProfile (which slows pure-Python code about 2x)."""
+    corpus = ensure_corpus(args.calls, args.corpus_dir, args.source)
+    score_args = evalrun_cmd(corpus, "jsonl", 1)
+    score_args = score_args[score_args.index("score") :]
+    spy = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
+    if spy:
+        out = args.corpus_dir / f"profile-{args.calls}.txt"
+        cmd = [spy, "record", "--format", "raw", "--rate", "250", "--output", str(out), "--"]
+        cmd += [sys.executable, "-m", "evalrunner", *score_args]
+        subprocess.run(cmd, check=True, stdin=subprocess.DEVNULL, capture_output=True)
+        print(f"py-spy, 250 samples/s, `evalrun score --format jsonl` on {args.calls:,} calls\n")
+        print_stacks(out.read_text(), args.top)
+        return
     import pstats
 
-    corpus = ensure_corpus(args.calls, args.corpus_dir, args.source)
     out = args.corpus_dir / f"profile-{args.calls}.pstats"
-    cmd = [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "evalrunner"]
-    cmd += evalrun_cmd(corpus, "jsonl", 1)[-12:]
+    cmd = [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "evalrunner", *score_args]
     subprocess.run(cmd, check=True, stdin=subprocess.DEVNULL)
     stats = pstats.Stats(str(out))
-    total = stats.total_tt  # type: ignore[attr-defined]
-    by_module: dict[str, float] = {}
-    for (file, _, _), (_, _, tt, _, _) in stats.stats.items():  # type: ignore[attr-defined]
-        key = _module(file)
-        by_module[key] = by_module.get(key, 0.0) + tt
-    print(f"profile of `evalrun score --format jsonl` on {args.calls:,} calls: {total:.1f}s")
-    print("(cProfile slows pure-Python code about 2x; the shares are what matters)\n")
-    print("own time by module:")
-    for key, tt in sorted(by_module.items(), key=lambda kv: -kv[1])[:14]:
-        print(f"  {tt / total:6.1%}  {tt:6.2f}s  {key}")
-    print()
+    print(f"cProfile (no py-spy), `evalrun score --format jsonl` on {args.calls:,} calls\n")
     stats.sort_stats("tottime").print_stats(args.top)
     stats.sort_stats("cumulative").print_stats(r"evalrunner", args.top)
 
 
+def print_stacks(raw: str, top: int) -> None:
+    """Summarize py-spy's collapsed stacks: own time by module and by function, and the time
+    spent inside each evalrunner function (its callees included)."""
+    own_module: dict[str, int] = {}
+    own_function: dict[str, int] = {}
+    inside: dict[str, int] = {}
+    total = 0
+    for line in raw.splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack:
+            continue
+        n = int(count)
+        total += n
+        frames = stack.split(";")
+        name, file = _frame(frames[-1])
+        own_module[_module(file)] = own_module.get(_module(file), 0) + n
+        key = f"{name} ({file})"
+        own_function[key] = own_function.get(key, 0) + n
+        for f in {_frame(x) for x in frames}:
+            if "evalrunner" in f[1]:
+                k = f"{f[0]} ({f[1]})"
+                inside[k] = inside.get(k, 0) + n
+    print(f"{total:,} samples\n\nown time by module:")
+    for key, n in sorted(own_module.items(), key=lambda kv: -kv[1])[:15]:
+        print(f"  {n / total:6.1%}  {key}")
+    print("\nown time by function (C functions count towards their Python caller):")
+    for key, n in sorted(own_function.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {n / total:6.1%}  {key}")
+    print("\ntime inside each evalrunner function, callees included:")
+    for key, n in sorted(inside.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {n / total:6.1%}  {key}")
+
+
+def _frame(frame: str) -> tuple[str, str]:
+    """("Grader.grade_record", "evalrunner/score.py") from "Grader.grade_record (evalrunner/score.py:246)"."""
+    name, _, where = frame.rpartition(" (")
+    return name, where.rstrip(")").rsplit(":", 1)[0]
+
+
 def _module(file: str) -> str:
-    if "evalrunner" in file:
+    if "evalrunner/" in file:
         return "evalrunner/" + file.split("evalrunner/", 1)[-1]
-    if file.startswith("~") or file.startswith("<"):
+    if file.startswith(("~", "<")):
         return "builtins (C: orjson, dict, list, ...)"
     return "other Python: " + Path(file).name
 
