@@ -9,8 +9,9 @@ repeat counting are hashing, and explanations are computed only for calls that n
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, NamedTuple
 
 import orjson
@@ -37,6 +38,8 @@ MEMO_SIZE = 20_000
 """Graded runs kept for reuse: a few tens of MB at most, whatever the size of the traces."""
 CALLS_SIZE = 100_000
 """Distinct calls kept parsed and keyed: a few tens of MB at most."""
+_FLAG_KEYS = frozenset({"error", "is_error", "isError", "status", "result"})
+"""The keys of a recorded call that can make it an errored attempt (SPEC "Traces")."""
 TRUE_FAILED_LABELS = frozenset({"mismatch", "unexpected", "redundant", "malformed"})
 ORDERED_MODES = frozenset({"exact", "prefix", "contains"})
 
@@ -94,6 +97,8 @@ class RunResult(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class _Seq:
     steps: tuple[Step, ...]
+    ids: tuple[int | None, ...]
+    """Each step's spelling id in the call table (see `_Interned.id`), for cached comparisons."""
     eq: tuple[Any, ...]
     exact: tuple[Any, ...]
     eq_count: dict[Any, int]
@@ -124,14 +129,18 @@ class _Interned(NamedTuple):
 class _C:
     """A call prepared for grading: its exact key now, its canonical key when it is needed."""
 
-    __slots__ = ("call", "eq", "exact", "index", "plan")
+    __slots__ = ("call", "eq", "exact", "ident", "index", "plan")
 
-    def __init__(self, index: int, call: Call, plan: ToolPlan, exact: Any) -> None:
+    def __init__(
+        self, index: int, call: Call, plan: ToolPlan, exact: Any, ident: int | None = None
+    ) -> None:
         self.index = index
         self.call = call
         self.plan = plan
         self.exact = exact
         self.eq: Any = exact
+        self.ident = ident
+        """The call's spelling id in the call table; None when it is not in it."""
 
 
 class Grader:
@@ -154,6 +163,7 @@ class Grader:
         self._memo: dict[Any, RunResult] = {}
         self._calls: dict[tuple[str, Any], _Interned] = {}
         self._ids: dict[Any, int] = {}
+        self._comparisons: dict[tuple[int, int], Comparison] = {}
 
     # ------------------------------------------------------------------------------ keys
 
@@ -168,9 +178,11 @@ class Grader:
         if found is None:
             seqs = []
             for steps in case.accept:
+                ids = tuple(self._spelling(s.tool, s.args) for s in steps)
                 eq = tuple((s.tool, self.plan(s.tool).key(s.args)) for s in steps)
                 exact = tuple((s.tool, canon_key(s.args)) for s in steps)
-                seqs.append(_Seq(steps, eq, exact, dict(Counter(eq)), dict(Counter(exact))))
+                counts = dict(Counter(eq)), dict(Counter(exact))
+                seqs.append(_Seq(steps, ids, eq, exact, *counts))
             exact_labels = tuple(
                 CallResult(i, s.tool, "exact", i, EXACT) for i, s in enumerate(case.accept[0])
             )
@@ -199,11 +211,33 @@ class Grader:
             found = self._calls[(tool, text)] = _Interned(ident, parsed, malformed, exact, eq)
         return found
 
+    def _spelling(self, tool: str, args: Any) -> int | None:
+        """The spelling id of `tool(args)`; None for arguments orjson cannot write."""
+        try:
+            return self._intern(tool, args).id
+        except TypeError:
+            return None
+
     def _forget(self) -> None:
-        """Start the call table over (it is full); the run memo's keys name its ids."""
+        """Start the call table over (it is full), with everything that names its ids: the run
+        memo, the comparisons, and the case plans (their steps' ids)."""
         self._calls.clear()
         self._ids.clear()
         self._memo.clear()
+        self._comparisons.clear()
+        self._case_plans.clear()
+
+    def _compare(self, c: _C, ident: int | None, expected: Any) -> Comparison:
+        """`c`'s arguments explained against `expected` (spelled `ident`), once per spelling pair."""
+        if c.ident is None or ident is None:
+            return c.plan.compare(c.call.args, expected)
+        key = (c.ident, ident)
+        found = self._comparisons.get(key)
+        if found is None:
+            if len(self._comparisons) >= CALLS_SIZE:
+                self._comparisons.clear()
+            found = self._comparisons[key] = c.plan.compare(c.call.args, expected)
+        return found
 
     def _prepare(self, calls: Sequence[Call], interned: Sequence[_Interned] | None) -> list[_C]:
         plans = self.plans
@@ -212,12 +246,17 @@ class Grader:
             plan = plans.get(call.tool) or self.plan(call.tool)
             if call.malformed is not None:
                 out.append(_C(i, call, plan, (call.tool, object())))  # equal to nothing at all
-            elif interned is not None:
-                c = _C(i, call, plan, interned[i].exact)
-                c.eq = interned[i].eq
-                out.append(c)
-            else:
-                out.append(_C(i, call, plan, (call.tool, canon_key(call.args))))
+                continue
+            entry = interned[i] if interned is not None else None
+            if entry is None:
+                try:
+                    entry = self._intern(call.tool, call.args)
+                except TypeError:  # not JSON orjson can write: keyed directly, not cached
+                    out.append(_C(i, call, plan, (call.tool, canon_key(call.args))))
+                    continue
+            c = _C(i, call, plan, entry.exact, entry.id)
+            c.eq = entry.eq
+            out.append(c)
         return out
 
     @staticmethod
@@ -262,7 +301,10 @@ class Grader:
                 interned.append(intern(tool, call_args(raw)))
             except TypeError:  # arguments orjson cannot write (not from a JSON line): read slowly
                 return None
-            errored.append(is_errored(raw, raw.get("result", MISSING)))
+            # Most calls carry none of the keys that can flag an error: one set test says so.
+            errored.append(
+                not _FLAG_KEYS.isdisjoint(raw) and is_errored(raw, raw.get("result", MISSING))
+            )
         return interned, errored
 
     def _grade_read(
@@ -299,8 +341,8 @@ class Grader:
             source,
         )
         result = self._grade(run, case, interned)
-        if len(self._memo) >= MEMO_SIZE:
-            self._memo.clear()
+        if len(self._memo) >= MEMO_SIZE:  # keep the newer half: a steady stream keeps its hits
+            self._memo = dict(islice(self._memo.items(), MEMO_SIZE // 2, None))
         self._memo[key] = result
         return result
 
@@ -341,7 +383,7 @@ class Grader:
         true_pass = matched is not None and not redundant and effects_ok
 
         aligned_to = matched if matched is not None else _best_partial(live, cp, mode, redundant)
-        labels, missing = _label(calls, live, cp, aligned_to, mode, redundant)
+        labels, missing = _label(calls, live, cp, aligned_to, mode, redundant, self._compare)
 
         verdict = _verdict(reported_pass, true_pass)
         shapes: tuple[str, ...] = ()
@@ -485,7 +527,13 @@ def _best_partial(live: list[_C], cp: _CasePlan, mode: str, redundant: Mapping[i
 
 
 def _label(
-    calls: list[_C], live: list[_C], cp: _CasePlan, k: int, mode: str, redundant: Mapping[int, int]
+    calls: list[_C],
+    live: list[_C],
+    cp: _CasePlan,
+    k: int,
+    mode: str,
+    redundant: Mapping[int, int],
+    compare: Callable[[_C, int | None, Any], Comparison],
 ) -> tuple[list[CallResult], list[tuple[int, Step]]]:
     seq = cp.seqs[k]
     kept, dropped, _, pairs = _alignment(live, seq, mode, redundant)
@@ -521,16 +569,17 @@ def _label(
             label, reason = "malformed", call.malformed
         elif i in dropped:
             label, repeats = "repeat", dropped[i]
-            comparison = c.plan.compare(call.args, by_index[repeats].call.args)
+            earlier = by_index[repeats]
+            comparison = compare(c, earlier.ident, earlier.call.args)
         elif i in redundant:
             label, repeats = "redundant", redundant[i]
         elif i in step_of:
             step = step_of[i]
-            comparison = c.plan.compare(call.args, seq.steps[step].args)
+            comparison = compare(c, seq.ids[step], seq.steps[step].args)
             label = "exact" if comparison.exact else "equivalent"
         elif i in mismatch_of:
             step = mismatch_of[i]
-            comparison = c.plan.compare(call.args, seq.steps[step].args)
+            comparison = compare(c, seq.ids[step], seq.steps[step].args)
             label = "mismatch"
             if comparison.equal:
                 reason = f"matches step {step}, out of order"
