@@ -34,8 +34,8 @@ from .norms import Normalizer, load_registry
 from .traces import call_args, call_tool, is_errored, parse_args, parse_record, run_id_of
 from .trajectory import align, matches
 
-MEMO_SIZE = 20_000
-"""Graded runs kept for reuse: a few tens of MB at most, whatever the size of the traces."""
+MEMO_SIZE = 50_000
+"""Runs' call grades kept for reuse: a few tens of MB at most, whatever the size of the traces."""
 CALLS_SIZE = 100_000
 """Distinct calls kept parsed and keyed: a few tens of MB at most."""
 _FLAG_KEYS = frozenset({"error", "is_error", "isError", "status", "result"})
@@ -91,6 +91,21 @@ class RunResult(NamedTuple):
     """(tool, parameter, normalizer) for runs that matched only through a rule and failed an effect."""
 
 
+class _CallsGrade(NamedTuple):
+    """Everything about a run that its calls decide; its world decides the rest (`_finish`)."""
+
+    reported_pass: bool
+    accepted: int | None
+    redundant: bool
+    aligned_to: int
+    calls: tuple[CallResult, ...]
+    missing: tuple[tuple[int, Step], ...]
+    false_failure_shapes: tuple[str, ...]
+    """The run's shapes should it be a false failure."""
+    suspects: tuple[tuple[str, str, str], ...]
+    """The rules to name should an effect fail."""
+
+
 # --------------------------------------------------------------------------------------- plans
 
 
@@ -110,8 +125,9 @@ class _CasePlan:
     case: Case
     seqs: tuple[_Seq, ...]
     canonical_exact: frozenset
-    exact_labels: tuple[CallResult, ...]
-    """The labels of a run whose calls are exactly the canonical sequence (the common case)."""
+    exactly_canonical: _CallsGrade
+    """The grade of calls that are exactly the canonical sequence (the common case): both checks
+    match them, with no repeat, loop or missing step."""
 
 
 class _Interned(NamedTuple):
@@ -160,7 +176,7 @@ class Grader:
             n: ToolPlan.compile(t, registry) for n, t in tools.items()
         }
         self._case_plans: dict[str, _CasePlan] = {}
-        self._memo: dict[Any, RunResult] = {}
+        self._memo: dict[Any, _CallsGrade] = {}
         self._calls: dict[tuple[str, Any], _Interned] = {}
         self._ids: dict[Any, int] = {}
         self._comparisons: dict[tuple[int, int], Comparison] = {}
@@ -183,10 +199,11 @@ class Grader:
                 exact = tuple((s.tool, canon_key(s.args)) for s in steps)
                 counts = dict(Counter(eq)), dict(Counter(exact))
                 seqs.append(_Seq(steps, ids, eq, exact, *counts))
-            exact_labels = tuple(
+            labels = tuple(
                 CallResult(i, s.tool, "exact", i, EXACT) for i, s in enumerate(case.accept[0])
             )
-            found = _CasePlan(case, tuple(seqs), frozenset(seqs[0].exact), exact_labels)
+            canonical = _CallsGrade(True, 0, False, 0, labels, (), (), ())
+            found = _CasePlan(case, tuple(seqs), frozenset(seqs[0].exact), canonical)
             self._case_plans[case.id] = found
         return found
 
@@ -316,35 +333,21 @@ class Grader:
         interned: list[_Interned],
         errored: list[bool],
     ) -> RunResult:
+        key = (case.id, tuple(-1 - c.id if e else c.id for c, e in zip(interned, errored)))
+        graded = self._memo.get(key)
+        if graded is None:
+            calls = tuple(
+                Call(call_tool(raw), c.args, e, c.malformed, raw.get("result", MISSING))
+                for raw, c, e in zip(raw_calls, interned, errored)
+            )
+            graded = self._grade_calls(calls, case, interned)
+            if len(self._memo) >= MEMO_SIZE:  # keep the newer half: a steady stream keeps hits
+                self._memo = dict(islice(self._memo.items(), MEMO_SIZE // 2, None))
+            self._memo[key] = graded
         world = record.get("world", MISSING)
-        if world is None:
-            world = MISSING
-        key = (
-            case.id,
-            tuple(-1 - c.id if e else c.id for c, e in zip(interned, errored)),
-            orjson.dumps(world) if case.effects and world is not MISSING else None,
+        return _finish(
+            run_id_of(record, source), source, case, graded, MISSING if world is None else world
         )
-        hit = self._memo.get(key)
-        if hit is not None:
-            return RunResult(run_id_of(record, source), hit[1], source, *hit[3:])
-        meta = record.get("meta")
-        calls = tuple(
-            Call(call_tool(raw), c.args, e, c.malformed, raw.get("result", MISSING))
-            for raw, c, e in zip(raw_calls, interned, errored)
-        )
-        run = Run(
-            run_id_of(record, source),
-            case.id,
-            calls,
-            world,
-            meta if type(meta) is dict else {},
-            source,
-        )
-        result = self._grade(run, case, interned)
-        if len(self._memo) >= MEMO_SIZE:  # keep the newer half: a steady stream keeps its hits
-            self._memo = dict(islice(self._memo.items(), MEMO_SIZE // 2, None))
-        self._memo[key] = result
-        return result
 
     def grade(self, run: Run) -> RunResult | TraceError:
         """The run's verdicts; a TraceError when its case is unknown."""
@@ -355,22 +358,25 @@ class Grader:
             return TraceError(
                 run.source, f"unknown case {run.case_id!r} (not in the cases directory)"
             )
-        return self._grade(run, case, None)
+        return _finish(
+            run.run_id, run.source, case, self._grade_calls(run.calls, case, None), run.world
+        )
 
-    def _grade(self, run: Run, case: Case, interned: Sequence[_Interned] | None) -> RunResult:
+    def _grade_calls(
+        self, run_calls: Sequence[Call], case: Case, interned: Sequence[_Interned] | None
+    ) -> _CallsGrade:
         cp = self._case_plan(case)
-        calls = self._prepare(run.calls, interned)
+        calls = self._prepare(run_calls, interned)
         canonical = cp.seqs[0].exact
         if len(calls) == len(canonical) and all(
             c.exact == k and not c.call.errored for c, k in zip(calls, canonical)
         ):
-            return self._exactly_canonical(run, cp)
+            return cp.exactly_canonical
         self._canonical_keys(calls)
         mode = case.match
         live = [c for c in calls if not c.call.errored]
 
         reported_pass = _reported(calls, cp.seqs[0], mode)
-
         matched = None
         for k, seq in enumerate(cp.seqs):
             kept, _ = _drop_repeats(live, seq)
@@ -378,72 +384,61 @@ class Grader:
                 matched = k
                 break
         redundant = _redundant(live, cp.seqs[matched if matched is not None else 0])
-        effects = check_all(case.effects, run.world)
-        effects_ok = all(r.ok is not False for r in effects)
-        true_pass = matched is not None and not redundant and effects_ok
-
         aligned_to = matched if matched is not None else _best_partial(live, cp, mode, redundant)
         labels, missing = _label(calls, live, cp, aligned_to, mode, redundant, self._compare)
-
-        verdict = _verdict(reported_pass, true_pass)
         shapes: tuple[str, ...] = ()
-        if verdict == "false_failure":
+        if matched is not None and not reported_pass and not redundant:
             shapes = _false_failure_shapes(calls, cp, matched, mode, labels)
-        elif verdict == "false_pass":
-            # The primary shape by precedence; a failed effect is an independent fact and is
-            # listed too. `rejected_call` only names a step an errored attempt alone made.
-            primary = (
-                "redundant_call"
-                if redundant
-                else "rejected_call"
-                if matched is None
-                else "effect_failed"
-            )
-            found = {primary} | ({"effect_failed"} if not effects_ok else set())
-            shapes = tuple(s for s in FALSE_PASS_SHAPES if s in found)
-        suspects: tuple[tuple[str, str, str], ...] = ()
-        if matched is not None and not effects_ok:
-            suspects = _suspects(labels)
-        return RunResult(
-            run_id=run.run_id,
-            case_id=case.id,
-            source=run.source,
-            verdict=verdict,
-            shape=shapes[0] if shapes else None,
-            shapes=shapes,
+        return _CallsGrade(
             reported_pass=reported_pass,
-            true_pass=true_pass,
             accepted=matched,
+            redundant=bool(redundant),
             aligned_to=aligned_to,
             calls=tuple(labels),
             missing=tuple(missing),
-            effects=effects,
-            suspects=suspects,
+            false_failure_shapes=shapes,
+            suspects=_suspects(labels) if matched is not None else (),
         )
 
-    @staticmethod
-    def _exactly_canonical(run: Run, cp: _CasePlan) -> RunResult:
-        """A run whose calls are exactly the canonical sequence: both checks match it, with no
-        repeat, loop or missing step; only the effects remain to be checked."""
-        effects = check_all(cp.case.effects, run.world)
-        effects_ok = all(r.ok is not False for r in effects)
-        shapes = () if effects_ok else ("effect_failed",)
-        return RunResult(
-            run.run_id,
-            cp.case.id,
-            run.source,
-            "pass" if effects_ok else "false_pass",
-            shapes[0] if shapes else None,
-            shapes,
-            True,
-            effects_ok,
-            0,
-            0,
-            cp.exact_labels,
-            (),
-            effects,
-            (),
+
+def _finish(run_id: str, source: str, case: Case, graded: _CallsGrade, world: Any) -> RunResult:
+    """The run's verdicts: its calls' grade with its effects checked on its world."""
+    effects = check_all(case.effects, world) if case.effects else ()
+    effects_ok = all(r.ok is not False for r in effects)
+    matched = graded.accepted
+    true_pass = matched is not None and not graded.redundant and effects_ok
+    verdict = _verdict(graded.reported_pass, true_pass)
+    shapes: tuple[str, ...] = ()
+    if verdict == "false_failure":
+        shapes = graded.false_failure_shapes
+    elif verdict == "false_pass":
+        # The primary shape by precedence; a failed effect is an independent fact and is listed
+        # too. `rejected_call` only names a step an errored attempt alone made.
+        primary = (
+            "redundant_call"
+            if graded.redundant
+            else "rejected_call"
+            if matched is None
+            else "effect_failed"
         )
+        found = {primary} | ({"effect_failed"} if not effects_ok else set())
+        shapes = tuple(s for s in FALSE_PASS_SHAPES if s in found)
+    return RunResult(
+        run_id,
+        case.id,
+        source,
+        verdict,
+        shapes[0] if shapes else None,
+        shapes,
+        graded.reported_pass,
+        true_pass,
+        matched,
+        graded.aligned_to,
+        graded.calls,
+        graded.missing,
+        effects,
+        graded.suspects if matched is not None and not effects_ok else (),
+    )
 
 
 def _verdict(reported_pass: bool, true_pass: bool) -> str:
@@ -471,6 +466,8 @@ def _drop_repeats(calls: list[_C], seq: _Seq) -> tuple[list[_C], dict[int, int]]
     Returns the kept calls and, for each dropped one, the index of the call it repeats (the
     earliest earlier equivalent call).
     """
+    if not any(c.plan.repeatable for c in calls):
+        return calls, {}  # the common case: nothing to drop (callers never mutate the list)
     first: dict[Any, int] = {}
     seen: dict[Any, int] = {}
     limit = seq.eq_count
