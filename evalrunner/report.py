@@ -42,8 +42,8 @@ def _fallback(value: Any) -> Any:
 # --------------------------------------------------------------------------------- run results
 
 
-def run_to_json(r: RunResult) -> dict[str, Any]:
-    """One run result in the SPEC "Results JSON" layout."""
+def run_to_json(r: RunResult, *, calls: Any = None) -> dict[str, Any]:
+    """One run result in the SPEC "Results JSON" layout (`calls`: its calls, already rendered)."""
     return {
         "run_id": r.run_id,
         "case_id": r.case_id,
@@ -53,7 +53,7 @@ def run_to_json(r: RunResult) -> dict[str, Any]:
         "shapes": list(r.shapes),
         "reported": {"pass": r.reported_pass},
         "true": {"pass": r.true_pass, "accepted": r.accepted, "aligned_to": r.aligned_to},
-        "calls": [call_to_json(c) for c in r.calls],
+        "calls": [call_to_json(c) for c in r.calls] if calls is None else calls,
         "missing": [{"step": j, "tool": s.tool, "args": s.args} for j, s in r.missing],
         "effects": [
             {"at": e.at, "op": e.op, "ok": e.ok, "status": e.status, "detail": e.detail}
@@ -130,7 +130,25 @@ def encode_item(item: RunResult | TraceError) -> tuple[bool, bytes]:
     """
     if isinstance(item, TraceError):
         return True, dumps(error_to_json(item))
-    return False, dumps(run_to_json(item))
+    return False, dumps(run_to_json(item, calls=_calls_json(item.calls)))
+
+
+# Runs graded alike share one tuple of call results (the grader's memo), and the labels with
+# their explanations are most of a run's JSON: render each such tuple once. The entry holds the
+# tuple itself, so its id cannot be reused while the entry lives.
+_RENDERED: dict[int, tuple[tuple[CallResult, ...], orjson.Fragment]] = {}
+_RENDERED_SIZE = 50_000
+
+
+def _calls_json(calls: tuple[CallResult, ...]) -> orjson.Fragment:
+    found = _RENDERED.get(id(calls))
+    if found is not None and found[0] is calls:
+        return found[1]
+    rendered = orjson.Fragment(dumps([call_to_json(c) for c in calls]))
+    if len(_RENDERED) >= _RENDERED_SIZE:
+        _RENDERED.clear()
+    _RENDERED[id(calls)] = (calls, rendered)
+    return rendered
 
 
 # ----------------------------------------------------------------------------------- writers
