@@ -816,8 +816,8 @@ def _values(args: Any, tool: _ToolSite) -> Iterator[tuple[_ParamSite, Any, Loc]]
 
 
 def _raised(rule: Rule, problem: str) -> bool:
-    """Rule.apply's problem for an exception other than ValueError: a bug in the rule."""
-    return problem.startswith(f"{rule.name} raised ")
+    """The rule failed with something other than ValueError: a bug in the rule."""
+    return getattr(problem, "raised", False)
 
 
 @dataclass(eq=False, slots=True)

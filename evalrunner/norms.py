@@ -56,6 +56,20 @@ class Normalizer:
     origin: str = "built-in"
 
 
+class RuleProblem(str):
+    """Why a rule did not apply to a value: a message, and `raised` when the rule failed with
+    anything but ValueError (a bug in the rule, which `evalrun lint` reports) rather than saying
+    it cannot read the value."""
+
+    raised: bool = False
+
+    @classmethod
+    def of(cls, message: str, *, raised: bool) -> RuleProblem:
+        problem = cls(message)
+        problem.raised = raised
+        return problem
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     """A normalizer bound to one parameter's options."""
@@ -64,7 +78,7 @@ class Rule:
     cls: ShapeClass
     fn: Callable[[Any], Any]
 
-    def apply(self, value: Any) -> tuple[Any, str | None]:
+    def apply(self, value: Any) -> tuple[Any, RuleProblem | None]:
         """(normalized value, None), or (the value unchanged, why the rule did not apply).
 
         A ValueError means the rule cannot read the value; any other exception is a bug in the rule,
@@ -73,9 +87,12 @@ class Rule:
         try:
             return self.fn(value), None
         except ValueError as e:
-            return value, f"{self.name} cannot read {_short(value)}: {e}"
+            return value, RuleProblem.of(
+                f"{self.name} cannot read {_short(value)}: {e}", raised=False
+            )
         except Exception as e:
-            return value, f"{self.name} raised {type(e).__name__} on {_short(value)}: {e}"
+            message = f"{self.name} raised {type(e).__name__} on {_short(value)}: {e}"
+            return value, RuleProblem.of(message, raised=True)
 
 
 def _short(value: Any) -> str:
