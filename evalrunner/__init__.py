@@ -5,8 +5,10 @@ The public API. Everything not listed in `__all__` is an implementation detail.
 
 __version__ = "0.1.0"
 
+from .adapters import TraceFormat, TraceReader
 from .cases import load_cases
 from .compare import Comparison, Diff, ToolPlan, args_equivalent
+from .lint import Finding, LintReport, lint
 from .model import (
     MISSING,
     Call,
@@ -21,6 +23,7 @@ from .model import (
     TraceError,
 )
 from .norms import Normalizer, NormError, load_registry
+from .pipeline import Config, load_config, score
 from .score import CallResult, Grader, RunResult
 from .summary import Summary
 from .tools import load_tools
@@ -32,10 +35,13 @@ __all__ = [
     "CallResult",
     "Case",
     "Comparison",
+    "Config",
     "Diff",
     "Effect",
+    "Finding",
     "Grader",
     "InputError",
+    "LintReport",
     "NormError",
     "NormSpec",
     "Normalizer",
@@ -47,10 +53,15 @@ __all__ = [
     "Tool",
     "ToolPlan",
     "TraceError",
+    "TraceFormat",
+    "TraceReader",
     "__version__",
     "args_equivalent",
+    "lint",
     "load_cases",
+    "load_config",
     "load_registry",
     "load_tools",
     "read_runs",
+    "score",
 ]
