@@ -23,7 +23,7 @@ from .model import (
     TraceError,
 )
 from .norms import Normalizer, NormError, load_registry
-from .pipeline import Config, load_config, score
+from .pipeline import Config, load_config
 from .score import CallResult, Grader, RunResult
 from .summary import Summary
 from .tools import load_tools
@@ -63,5 +63,4 @@ __all__ = [
     "load_registry",
     "load_tools",
     "read_runs",
-    "score",
 ]
