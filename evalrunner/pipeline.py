@@ -8,10 +8,11 @@ sink (the report writer) and returns the merged summary.
 from __future__ import annotations
 
 import multiprocessing
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -22,7 +23,7 @@ from .norms import Normalizer, load_registry
 from .score import Grader, RunResult
 from .summary import Summary
 from .tools import load_tools
-from .traces import iter_lines, trace_files
+from .traces import STDIN, iter_lines, trace_files
 
 Sink = Callable[[RunResult | TraceError], None]
 PROGRESS_EVERY = 2000
@@ -151,10 +152,10 @@ def score_parallel(
 
     def read_here(batch: _Batch) -> None:
         """A batch with OpenTelemetry spans: this file, from here on, is read in this process."""
-        parts = [batch.pairs]
+        parts = [batch.lines()]
         while pending and pending[0][0].file_no == batch.file_no:
-            parts.append(pending.popleft()[0].pairs)  # a worker's reading of it is dropped
-        parts.extend(b.pairs for b in batches.rest_of(batch.file_no))
+            parts.append(pending.popleft()[0].lines())  # a worker's reading of it is dropped
+        parts.extend(b.lines() for b in batches.rest_of(batch.file_no))
         part, results, count = Summary.for_tools(config.tools), [], 0
         items = reader.records(chain.from_iterable(parts))
         for n, item in enumerate(items, start=batch.first):
@@ -174,7 +175,7 @@ def score_parallel(
         if done is None:
             read_here(batch)
         else:
-            emit(done[0], done[1], len(batch.pairs))
+            emit(done[0], done[1], batch.count)
 
     setup = (config, (trace_format, case_key, run_key), encode, sink is not None)
     with multiprocessing.get_context().Pool(jobs, _start_worker, setup) as pool:
@@ -196,8 +197,39 @@ class _Batch:
     file_no: int
     first: int
     """The record number of its first line in the file."""
-    pairs: list[tuple[str, Any]]
-    """(`file:line`, bytes) as `traces.iter_lines` gives them."""
+    count: int
+    """How many records (lines that are not blank) it holds."""
+    pairs: list[tuple[str, Any]] | None = None
+    """(`file:line`, bytes) as `traces.iter_lines` gives them: stdin and compressed files."""
+    block: tuple[str, int, bytes] | None = None
+    """A plain file's whole lines as read, with its label and the number of its first line: the
+    worker splits them, so that this process, which also writes, does no work per line."""
+
+    def lines(self) -> Iterator[tuple[str, Any]]:
+        """(`file:line`, bytes) for each line that is not blank, as `traces.iter_lines` gives."""
+        if self.block is None:
+            return iter(self.pairs or ())
+        return _block_lines(*self.block)
+
+
+def _block_lines(label: str, number: int, data: bytes) -> Iterator[tuple[str, bytes]]:
+    lines = data.split(b"\n")
+    last = lines.pop()  # what follows the last newline: nothing, or a last line without one
+    for line in lines:
+        if line.strip():
+            yield f"{label}:{number}", line + b"\n"
+        number += 1
+    if last.strip():
+        yield f"{label}:{number}", last
+
+
+_BLANK = re.compile(rb"\n[ \t\r\x0b\x0c]*(?=\n|\Z)")
+
+
+def _blank_lines(block: bytes) -> int:
+    """How many lines of `block` are blank (`line.strip()` is empty), counted without a loop."""
+    text = b"\n" + (block[:-1] if block.endswith(b"\n") else block)
+    return len(_BLANK.findall(text))
 
 
 class _Batches:
@@ -224,22 +256,60 @@ class _Batches:
                 return
             yield batch
 
-    @staticmethod
-    def _read(files: list[str], stdin: BinaryIO | None) -> Iterator[_Batch | InputError]:
+    @classmethod
+    def _read(cls, files: list[str], stdin: BinaryIO | None) -> Iterator[_Batch | InputError]:
         for file_no, name in enumerate(files):
-            first, pairs, size = 0, [], 0
             try:
-                for pair in iter_lines(name, stdin=stdin):
-                    pairs.append(pair)
-                    size += len(pair[1]) if type(pair[1]) is bytes else 0
-                    if len(pairs) >= BATCH_LINES or size >= BATCH_BYTES:
-                        yield _Batch(file_no, first, pairs)
-                        first, pairs, size = first + len(pairs), [], 0
+                if name == STDIN or name.endswith(".gz"):
+                    yield from cls._lines(file_no, name, stdin)
+                else:
+                    yield from cls._blocks(file_no, name)
             except InputError as e:
                 yield e
                 return
-            if pairs:
-                yield _Batch(file_no, first, pairs)
+
+    @staticmethod
+    def _lines(
+        file_no: int, name: str, stdin: BinaryIO | None, *, skip: int = 0
+    ) -> Iterator[_Batch]:
+        """Batches of `iter_lines` pairs, from record number `skip` on."""
+        first, pairs, size = skip, [], 0
+        for pair in islice(iter_lines(name, stdin=stdin), skip, None):
+            pairs.append(pair)
+            size += len(pair[1]) if type(pair[1]) is bytes else 0
+            if len(pairs) >= BATCH_LINES or size >= BATCH_BYTES:
+                yield _Batch(file_no, first, len(pairs), pairs=pairs)
+                first, pairs, size = first + len(pairs), [], 0
+        if pairs:
+            yield _Batch(file_no, first, len(pairs), pairs=pairs)
+
+    @classmethod
+    def _blocks(cls, file_no: int, name: str) -> Iterator[_Batch]:
+        """A plain file in blocks of whole lines, counted here (in C) and split by the workers."""
+        try:
+            stream = open(name, "rb")  # noqa: SIM115 (closed below)
+        except OSError:
+            yield from cls._lines(file_no, name, None)  # iter_lines says why, in its turn
+            return
+        line, record, carry = 1, 0, b""
+        with stream:
+            while True:
+                try:
+                    data = stream.read(BATCH_BYTES)
+                except OSError:  # read the rest as `score` does: the same lines, the same error
+                    yield from cls._lines(file_no, name, None, skip=record)
+                    return
+                buf = carry + data
+                cut = len(buf) if not data else buf.rfind(b"\n") + 1
+                block, carry = buf[:cut], buf[cut:]
+                if block:
+                    lines = block.count(b"\n") + (not block.endswith(b"\n"))
+                    records = lines - _blank_lines(block)
+                    if records:
+                        yield _Batch(file_no, record, records, block=(name, line, block))
+                    line, record = line + lines, record + records
+                if not data:
+                    return
 
 
 class _SpansSeen(Exception):
@@ -288,7 +358,7 @@ def _grade_batch(batch: _Batch) -> tuple[Summary, list[Any] | None] | None:
     part = Summary.for_tools(w.config.tools)
     results: list[Any] | None = [] if w.keep else None
     try:
-        for n, item in enumerate(w.reader.records(batch.pairs), start=batch.first):
+        for n, item in enumerate(w.reader.records(batch.lines()), start=batch.first):
             result = item if type(item) is TraceError else grade(*item)
             part.add(result, (batch.file_no, n))
             if results is not None:

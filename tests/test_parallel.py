@@ -16,12 +16,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from evalrunner import pipeline
 from evalrunner.cli import app
 from evalrunner.pipeline import load_config, score, score_parallel
 from evalrunner.report import encode_item
+from evalrunner.traces import iter_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,7 +66,8 @@ def corpus(request, generated) -> Path:
 
 @pytest.fixture(autouse=True)
 def small_batches(monkeypatch):
-    monkeypatch.setattr(pipeline, "BATCH_LINES", 97)
+    monkeypatch.setattr(pipeline, "BATCH_LINES", 97)  # stdin and .gz files: lines
+    monkeypatch.setattr(pipeline, "BATCH_BYTES", 30_000)  # plain files: blocks of bytes
     monkeypatch.setattr(pipeline, "IN_FLIGHT", 2)
 
 
@@ -111,8 +115,35 @@ def test_jobs_2_writes_the_same_bytes_as_jobs_1(corpus, tmp_path, args):
 
 def test_the_large_file_is_split_between_workers(generated):
     biggest = max((generated / "traces").iterdir(), key=lambda f: f.stat().st_size)
-    lines = biggest.read_bytes().count(b"\n")
-    assert lines > 10 * pipeline.BATCH_LINES
+    batches = list(pipeline._Batches([str(biggest)], None))
+    assert len(batches) > 10
+    assert [b.first for b in batches] == [
+        sum(b.count for b in batches[:i]) for i in range(len(batches))
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(
+        st.sampled_from(["{}", "", " ", "\t", "\r", "x\r", "  {} ", "{" * 9]), max_size=30
+    ),
+    last_newline=st.booleans(),
+    block=st.integers(1, 40),
+)
+def test_blocks_hold_the_lines_iter_lines_reads(tmp_path_factory, lines, last_newline, block):
+    """A plain file is dealt out in blocks of bytes that the workers split; the lines, their
+    numbers and record numbers are exactly those `iter_lines` gives, whatever the block size."""
+    path = tmp_path_factory.mktemp("blocks") / "t.jsonl"
+    text = "\n".join(lines) + ("\n" if last_newline and lines else "")
+    path.write_bytes(text.encode())
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pipeline, "BATCH_BYTES", block)
+        batches = list(pipeline._Batches([str(path)], None))
+    assert [pair for b in batches for pair in b.lines()] == list(iter_lines(str(path)))
+    assert [b.count for b in batches] == [len(list(b.lines())) for b in batches]
+    assert [b.first for b in batches] == [
+        sum(b.count for b in batches[:i]) for i in range(len(batches))
+    ]
 
 
 def test_library_results_and_summary_equal_the_sequential_ones(generated):
@@ -235,3 +266,34 @@ def test_jobs_auto(generated, tmp_path):
     assert run(generated, tmp_path / "a", "-f", "jsonl", "--jobs", "auto") == run(
         generated, tmp_path / "b", "-f", "jsonl"
     )
+
+
+def test_a_read_error_in_a_block_reads_the_rest_line_by_line(generated, monkeypatch):
+    """If reading a block fails, the rest of the file is read as `score` reads it, from the first
+    record not dealt out yet (here the second read fails and the file reads fine afterwards)."""
+    path = str(generated / "traces" / "part-00.jsonl")
+    real_open = open
+
+    class Flaky:
+        def __init__(self, stream):
+            self.stream, self.reads = stream, 0
+
+        def read(self, n):
+            self.reads += 1
+            if self.reads == 3:
+                raise OSError("I/O error")
+            return self.stream.read(n)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.stream.close()
+
+    monkeypatch.setattr(pipeline, "open", lambda *a: Flaky(real_open(*a)), raising=False)
+    batches = list(pipeline._Batches([path], None))
+    assert {b.block is None for b in batches} == {True, False}
+    assert [pair for b in batches for pair in b.lines()] == list(iter_lines(path))
+    assert [b.first for b in batches] == [
+        sum(b.count for b in batches[:i]) for i in range(len(batches))
+    ]
