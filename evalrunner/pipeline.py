@@ -100,7 +100,7 @@ def score_parallel(
     *,
     jobs: int,
     sink: Callable[[Any], None] | None = None,
-    encode: Callable[[RunResult | TraceError], Any] | None = None,
+    encode: Callable[[list[RunResult | TraceError]], Any] | None = None,
     stdin: BinaryIO | None = None,
     progress: Callable[[int], None] | None = None,
     trace_format: TraceFormat | str = TraceFormat.auto,
@@ -112,17 +112,18 @@ def score_parallel(
     This process reads the trace lines (with `score`'s own reader, so line numbers and read errors
     are the same) and deals them out in batches, large files included; each worker grades a batch
     with the config it was given once and summarizes it under the same (file, record) order keys,
-    and the summaries merge exactly. Results reach `sink` here, in input order. `encode`, when
-    given, runs in the worker on each result and the sink receives what it returns: rendering
-    there keeps this process, which only writes, from becoming the bottleneck (unpickling a
-    RunResult costs more than grading it). It must be picklable (a module-level function).
+    and the summaries merge exactly. Results reach `sink` here, one at a time, in input order.
+    `encode`, when given, runs in the worker on each batch of results (a list, in input order),
+    and `sink` receives what it returns, once a batch: rendering there, into a few large objects,
+    keeps this process, which only writes, from becoming the bottleneck (unpickling a RunResult
+    costs more than grading it). It must be picklable (a module-level function, or a partial).
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
     reader = TraceReader(trace_format, case_key=case_key, run_key=run_key)
     if jobs == 1 or reader.format is TraceFormat.otel:
         # OpenTelemetry spans are grouped into runs across lines and files: one reader reads them.
-        deliver = sink if sink is None or encode is None else lambda r: sink(encode(r))
+        deliver = sink if sink is None or encode is None else lambda r: sink(encode([r]))
         return score(
             config,
             paths,
@@ -140,10 +141,12 @@ def score_parallel(
     pending: deque[tuple[_Batch, Any]] = deque()
     lines = 0
 
-    def emit(part: Summary, results: list[Any] | None, n: int) -> None:
+    def emit(part: Summary, results: Any, n: int) -> None:
         nonlocal lines
         summary.merge(part)
-        if sink is not None and results is not None:
+        if sink is not None and encode is not None:
+            sink(results)
+        elif sink is not None:
             for r in results:
                 sink(r)
         if progress is not None and (lines + n) // PROGRESS_EVERY > lines // PROGRESS_EVERY:
@@ -161,13 +164,12 @@ def score_parallel(
         for n, item in enumerate(items, start=batch.first):
             result = item if type(item) is TraceError else grade(*item)
             part.add(result, (batch.file_no, n))
-            if sink is not None:
-                results.append(result if encode is None else encode(result))
+            results.append(result)
             count += 1
             if count == BATCH_LINES:
-                emit(part, results, count)
+                emit(part, results if encode is None else encode(results), count)
                 part, results, count = Summary.for_tools(config.tools), [], 0
-        emit(part, results, count)
+        emit(part, results if encode is None else encode(results), count)
 
     def drain() -> None:
         batch, job = pending.popleft()
@@ -332,7 +334,7 @@ class _Worker:
         self,
         config: Config,
         reading: tuple[Any, str | None, str | None],
-        encode: Callable[[RunResult | TraceError], Any] | None,
+        encode: Callable[[list[RunResult | TraceError]], Any] | None,
         keep: bool,
     ) -> None:
         self.config = config
@@ -350,8 +352,9 @@ def _start_worker(*setup: Any) -> None:
     _worker = _Worker(*setup)
 
 
-def _grade_batch(batch: _Batch) -> tuple[Summary, list[Any] | None] | None:
-    """One batch graded and summarized, with its results when wanted; None when it holds spans."""
+def _grade_batch(batch: _Batch) -> tuple[Summary, Any] | None:
+    """One batch graded and summarized, with its results (encoded) when wanted; None when it
+    holds spans."""
     w = _worker
     assert w is not None, "the pool's initializer sets up each worker"
     grade, encode = w.config.grader.grade_record, w.encode
@@ -362,7 +365,7 @@ def _grade_batch(batch: _Batch) -> tuple[Summary, list[Any] | None] | None:
             result = item if type(item) is TraceError else grade(*item)
             part.add(result, (batch.file_no, n))
             if results is not None:
-                results.append(result if encode is None else encode(result))
+                results.append(result)
     except _SpansSeen:
         return None
-    return part, results
+    return part, results if results is None or encode is None else encode(results)

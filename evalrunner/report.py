@@ -133,6 +133,18 @@ def encode_item(item: RunResult | TraceError) -> tuple[bool, bytes]:
     return False, dumps(run_to_json(item, calls=_calls_json(item.calls)))
 
 
+def encode_items(items: Iterable[RunResult | TraceError]) -> tuple[list[bytes], list[bytes]]:
+    """A batch rendered as `encode_item` renders each: (runs, unscoreable lines), each in input
+    order. `--jobs` renders a worker's batch with it: two lists of bytes cross back, and the
+    writers write each batch's runs at once."""
+    runs: list[bytes] = []
+    errors: list[bytes] = []
+    for item in items:
+        is_error, data = encode_item(item)
+        (errors if is_error else runs).append(data)
+    return runs, errors
+
+
 # Runs graded alike share one tuple of call results (the grader's memo), and the labels with
 # their explanations are most of a run's JSON: render each such tuple once. The entry holds the
 # tuple itself, so its id cannot be reused while the entry lives.
@@ -174,6 +186,14 @@ class JsonlWriter:
         else:
             self.out.write(data + b"\n")
 
+    def add_encoded_many(self, encoded: tuple[list[bytes], list[bytes]]) -> None:
+        """Add a batch `encode_items` rendered."""
+        runs, errors = encoded
+        if runs:
+            self.out.write(b"\n".join(runs) + b"\n")
+        for data in errors:
+            self.add_encoded((True, data))
+
     def close(self, summary: Summary) -> None:
         self.out.write(b'{"errors":[')
         _copy(self.errors, self.out)
@@ -201,6 +221,15 @@ class JsonWriter:
         else:
             self.runs.write((b"," if self.n_runs else b"") + data)
             self.n_runs += 1
+
+    def add_encoded_many(self, encoded: tuple[list[bytes], list[bytes]]) -> None:
+        """Add a batch `encode_items` rendered."""
+        runs, errors = encoded
+        if runs:
+            self.runs.write((b"," if self.n_runs else b"") + b",".join(runs))
+            self.n_runs += len(runs)
+        for data in errors:
+            self.add_encoded((True, data))
 
     def close(self, summary: Summary) -> None:
         self.out.write(b'{"errors":[')

@@ -22,8 +22,9 @@ from typer.testing import CliRunner
 
 from evalrunner import pipeline
 from evalrunner.cli import app
+from evalrunner.model import TraceError
 from evalrunner.pipeline import load_config, score, score_parallel
-from evalrunner.report import encode_item
+from evalrunner.report import encode_item, encode_items
 from evalrunner.traces import iter_lines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -159,9 +160,13 @@ def test_library_results_and_summary_equal_the_sequential_ones(generated):
     assert {k: v[0] for k, v in summary.examples.items()} == {
         k: v[0] for k, v in expected.examples.items()
     }
-    encoded: list = []
-    score_parallel(config, paths, jobs=3, sink=encoded.append, encode=encode_item)
-    assert encoded == [encode_item(r) for r in seq]
+    batches: list = []
+    score_parallel(config, paths, jobs=3, sink=batches.append, encode=encode_items)
+    assert len(batches) > 10  # one (runs, errors) pair a batch
+    runs = [run for batch_runs, _ in batches for run in batch_runs]
+    errors = [error for _, batch_errors in batches for error in batch_errors]
+    assert runs == [encode_item(r)[1] for r in seq if not isinstance(r, TraceError)]
+    assert errors == [encode_item(r)[1] for r in seq if isinstance(r, TraceError)]
 
 
 def _spans(trace: str, case_id: str, start: int) -> list[dict]:

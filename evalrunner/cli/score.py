@@ -17,7 +17,7 @@ from ..adapters import TraceFormat
 from ..model import TraceError
 from ..pipeline import load_config, score_parallel
 from ..pipeline import score as run_scoring
-from ..report import JsonlWriter, JsonWriter, encode_item
+from ..report import JsonlWriter, JsonWriter, encode_items
 from ..score import RunResult
 from ..table import render_runs, render_summary
 from .common import (
@@ -176,9 +176,14 @@ def score(
                 else:
                     # Workers render (or filter) the results; only what is written comes back.
                     if writer is not None:
-                        back = {"sink": writer.add_encoded, "encode": encode_item}
+                        back = {"sink": writer.add_encoded_many, "encode": encode_items}
                     elif wanted:
-                        back = {"sink": sink, "encode": partial(_if_verdict, frozenset(wanted))}
+
+                        def sink_shown(runs: list[RunResult]) -> None:
+                            for r in runs:
+                                sink(r)
+
+                        back = {"sink": sink_shown, "encode": partial(_shown, frozenset(wanted))}
                     else:
                         back = {}
                     summary = score_parallel(
@@ -232,9 +237,9 @@ def _jobs(value: str) -> int:
     return int(value)
 
 
-def _if_verdict(verdicts: frozenset[str], item: RunResult | TraceError) -> RunResult | None:
+def _shown(verdicts: frozenset[str], items: list[RunResult | TraceError]) -> list[RunResult]:
     """--show: only the runs it lists cross back from a worker."""
-    return item if isinstance(item, RunResult) and item.verdict in verdicts else None
+    return [r for r in items if isinstance(r, RunResult) and r.verdict in verdicts]
 
 
 class _progress:
