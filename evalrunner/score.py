@@ -18,7 +18,7 @@ import orjson
 
 from .compare import EXACT, Comparison, ToolPlan
 from .effects import EffectResult, check_all
-from .jsonvalue import canon_key
+from .jsonvalue import canon_key, kept
 from .model import (
     FALSE_FAILURE_SHAPES,
     FALSE_PASS_SHAPES,
@@ -220,12 +220,13 @@ class Grader:
             if malformed is None:
                 exact = (tool, canon_key(parsed))
                 eq = (tool, plan.key(parsed)) if plan.active else exact
-                spelling = (tool, orjson.dumps(parsed, option=orjson.OPT_SORT_KEYS))
+                spelling = (tool, kept(orjson.dumps(parsed, option=orjson.OPT_SORT_KEYS)))
             else:
                 exact = eq = None  # grading gives each malformed call a key of its own
                 spelling = (tool, "malformed", text)
             ident = self._ids.setdefault(spelling, len(self._ids))
-            found = self._calls[(tool, text)] = _Interned(ident, parsed, malformed, exact, eq)
+            key = (tool, text if type(text) is str else kept(text))
+            found = self._calls[key] = _Interned(ident, parsed, malformed, exact, eq)
         return found
 
     def _spelling(self, tool: str, args: Any) -> int | None:
