@@ -26,10 +26,9 @@ several files to spread them.
 from __future__ import annotations
 
 import uuid
-import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import dask
 import dask.bag as db
@@ -39,7 +38,7 @@ from .adapters import TraceFormat, TraceReader
 from .model import TraceError
 from .pipeline import Config
 from .summary import Summary
-from .traces import TRACE_SUFFIXES, iter_lines, trace_files
+from .traces import TRACE_SUFFIXES, iter_lines, stream_lines, trace_files
 
 
 def trace_bag(
@@ -124,20 +123,7 @@ def _lines(name: str, storage_options: dict[str, Any]) -> Iterator[tuple[str, An
         yield from iter_lines(name)  # a local file: exactly what `evalrun score` reads
         return
     with fsspec.open(name, "rb", compression="infer", **storage_options) as stream:
-        yield from _stream_lines(name, stream)
-
-
-def _stream_lines(label: str, stream: BinaryIO) -> Iterator[tuple[str, Any]]:
-    """`traces.iter_lines` for a stream fsspec opened: (`url:line`, bytes), blank lines skipped,
-    and a TraceError where the stream breaks off."""
-    number = 0
-    try:
-        for number, line in enumerate(stream, start=1):
-            if line.strip():
-                yield f"{label}:{number}", line
-    except (OSError, EOFError, zlib.error) as e:
-        where = f"{label}:{number + 1}"
-        yield where, TraceError(where, f"the file cannot be read past this point: {e}")
+        yield from stream_lines(name, stream)
 
 
 def _remote_files(url: str, storage_options: dict[str, Any]) -> list[str]:

@@ -166,13 +166,31 @@ def _calls_json(calls: tuple[CallResult, ...]) -> orjson.Fragment:
 # ----------------------------------------------------------------------------------- writers
 
 
+class _Elements:
+    """The elements of a JSON array, spooled (to a temporary file once large) until written."""
+
+    def __init__(self) -> None:
+        self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 (closed by copy_to)
+        self.n = 0
+
+    def add(self, *elements: bytes) -> None:
+        if elements:
+            self.spool.write((b"," if self.n else b"") + b",".join(elements))
+            self.n += len(elements)
+
+    def copy_to(self, out: IO[bytes]) -> None:
+        """Write the elements (without brackets) to `out`, and let the spool go."""
+        self.spool.seek(0)
+        shutil.copyfileobj(self.spool, out)
+        self.spool.close()
+
+
 class JsonlWriter:
     """`--format jsonl`: one run result a line, then `{"errors": [...], "summary": {...}}`."""
 
     def __init__(self, out: IO[bytes]) -> None:
         self.out = out
-        self.errors = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 (closed by close())
-        self.n_errors = 0
+        self.errors = _Elements()
 
     def add(self, item: RunResult | TraceError) -> None:
         self.add_encoded(encode_item(item))
@@ -181,8 +199,7 @@ class JsonlWriter:
         """Add an item `encode_item` rendered (in a worker process, say)."""
         is_error, data = encoded
         if is_error:
-            self.errors.write((b"," if self.n_errors else b"") + data)
-            self.n_errors += 1
+            self.errors.add(data)
         else:
             self.out.write(data + b"\n")
 
@@ -191,12 +208,11 @@ class JsonlWriter:
         runs, errors = encoded
         if runs:
             self.out.write(b"\n".join(runs) + b"\n")
-        for data in errors:
-            self.add_encoded((True, data))
+        self.errors.add(*errors)
 
     def close(self, summary: Summary) -> None:
         self.out.write(b'{"errors":[')
-        _copy(self.errors, self.out)
+        self.errors.copy_to(self.out)
         self.out.write(b'],"summary":' + dumps(summary.to_json()) + b"}\n")
 
 
@@ -205,9 +221,8 @@ class JsonWriter:
 
     def __init__(self, out: IO[bytes]) -> None:
         self.out = out
-        self.runs = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 (closed by close())
-        self.errors = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 (closed by close())
-        self.n_runs = self.n_errors = 0
+        self.runs = _Elements()
+        self.errors = _Elements()
 
     def add(self, item: RunResult | TraceError) -> None:
         self.add_encoded(encode_item(item))
@@ -215,34 +230,20 @@ class JsonWriter:
     def add_encoded(self, encoded: tuple[bool, bytes]) -> None:
         """Add an item `encode_item` rendered (in a worker process, say)."""
         is_error, data = encoded
-        if is_error:
-            self.errors.write((b"," if self.n_errors else b"") + data)
-            self.n_errors += 1
-        else:
-            self.runs.write((b"," if self.n_runs else b"") + data)
-            self.n_runs += 1
+        (self.errors if is_error else self.runs).add(data)
 
     def add_encoded_many(self, encoded: tuple[list[bytes], list[bytes]]) -> None:
         """Add a batch `encode_items` rendered."""
         runs, errors = encoded
-        if runs:
-            self.runs.write((b"," if self.n_runs else b"") + b",".join(runs))
-            self.n_runs += len(runs)
-        for data in errors:
-            self.add_encoded((True, data))
+        self.runs.add(*runs)
+        self.errors.add(*errors)
 
     def close(self, summary: Summary) -> None:
         self.out.write(b'{"errors":[')
-        _copy(self.errors, self.out)
+        self.errors.copy_to(self.out)
         self.out.write(b'],"evalrun":' + dumps(__version__) + b',"runs":[')
-        _copy(self.runs, self.out)
+        self.runs.copy_to(self.out)
         self.out.write(b'],"summary":' + dumps(summary.to_json()) + b"}\n")
-
-
-def _copy(spool: IO[bytes], out: IO[bytes]) -> None:
-    spool.seek(0)
-    shutil.copyfileobj(spool, out)
-    spool.close()
 
 
 def write_document(

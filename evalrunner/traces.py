@@ -76,16 +76,21 @@ def read_file(
 
 def iter_lines(name: str, *, stdin: BinaryIO | None = None) -> Iterator[tuple[str, Any]]:
     """(`file:line`, raw bytes) for each non-blank line; a TraceError if the file breaks off."""
-    label = "<stdin>" if name == STDIN else name
-    number = 0
     with _open(name, stdin) as stream:
-        try:
-            for number, line in enumerate(stream, start=1):
-                if line.strip():
-                    yield f"{label}:{number}", line
-        except (OSError, EOFError, zlib.error) as e:
-            where = f"{label}:{number + 1}"
-            yield where, TraceError(where, f"the file cannot be read past this point: {e}")
+        yield from stream_lines("<stdin>" if name == STDIN else name, stream)
+
+
+def stream_lines(label: str, stream: Iterable[bytes]) -> Iterator[tuple[str, Any]]:
+    """`iter_lines` for a stream already open: (`label:line`, bytes), blank lines skipped, and
+    a TraceError where the stream breaks off (a truncated gzip, a dropped connection)."""
+    number = 0
+    try:
+        for number, line in enumerate(stream, start=1):
+            if line.strip():
+                yield f"{label}:{number}", line
+    except (OSError, EOFError, zlib.error) as e:
+        where = f"{label}:{number + 1}"
+        yield where, TraceError(where, f"the file cannot be read past this point: {e}")
 
 
 def _open(name: str, stdin: BinaryIO | None) -> BinaryIO:
