@@ -149,7 +149,7 @@ def encode_items(items: Iterable[RunResult | TraceError]) -> tuple[list[bytes], 
 # their explanations are most of a run's JSON: render each such tuple once. The entry holds the
 # tuple itself, so its id cannot be reused while the entry lives.
 _RENDERED: dict[int, tuple[tuple[CallResult, ...], orjson.Fragment]] = {}
-_RENDERED_SIZE = 50_000
+_RENDERED_SIZE = 8_192
 
 
 def _calls_json(calls: tuple[CallResult, ...]) -> orjson.Fragment:
@@ -158,7 +158,7 @@ def _calls_json(calls: tuple[CallResult, ...]) -> orjson.Fragment:
         return found[1]
     rendered = orjson.Fragment(kept(dumps([call_to_json(c) for c in calls])))
     if len(_RENDERED) >= _RENDERED_SIZE:
-        _RENDERED.clear()
+        _RENDERED.clear()  # a module-level cache: cleared, not halved (rebinding would not reach)
     _RENDERED[id(calls)] = (calls, rendered)
     return rendered
 

@@ -34,10 +34,21 @@ from .norms import Normalizer, load_registry
 from .traces import call_args, call_tool, is_errored, parse_args, parse_record, run_id_of
 from .trajectory import align, matches
 
-MEMO_SIZE = 50_000
-"""Runs' call grades kept for reuse: a few tens of MB at most, whatever the size of the traces."""
-CALLS_SIZE = 100_000
-"""Distinct calls kept parsed and keyed: a few tens of MB at most."""
+# The grader's tables. Each keeps at most this many entries, and drops its older half when full,
+# so memory is bounded whatever the size of the traces (BENCHMARKS.md, "Memory"), while a steady
+# stream keeps its working set. Ids are never reused, so a dropped entry only costs a recount.
+MEMO_SIZE = 32_768
+"""Runs' call grades kept for reuse."""
+CALLS_SIZE = 16_384
+"""Distinct calls kept parsed and keyed (and their spellings' ids)."""
+COMPARISONS_SIZE = 16_384
+"""Explanations kept, per (call spelling, step spelling)."""
+
+
+def _newer_half(table: dict[Any, Any]) -> dict[Any, Any]:
+    return dict(islice(table.items(), len(table) // 2, None))
+
+
 _FLAG_KEYS = frozenset({"error", "is_error", "isError", "status", "result"})
 """The keys of a recorded call that can make it an errored attempt (SPEC "Traces")."""
 TRUE_FAILED_LABELS = frozenset({"mismatch", "unexpected", "redundant", "malformed"})
@@ -179,6 +190,7 @@ class Grader:
         self._memo: dict[Any, _CallsGrade] = {}
         self._calls: dict[tuple[str, Any], _Interned] = {}
         self._ids: dict[Any, int] = {}
+        self._next_id = 0
         self._comparisons: dict[tuple[int, int], Comparison] = {}
 
     # ------------------------------------------------------------------------------ keys
@@ -214,7 +226,8 @@ class Grader:
         found = self._calls.get((tool, text))
         if found is None:
             if len(self._calls) >= CALLS_SIZE:
-                self._forget()
+                self._calls = _newer_half(self._calls)
+                self._ids = _newer_half(self._ids)
             parsed, malformed = parse_args(args)
             plan = self.plan(tool)
             if malformed is None:
@@ -224,7 +237,10 @@ class Grader:
             else:
                 exact = eq = None  # grading gives each malformed call a key of its own
                 spelling = (tool, "malformed", text)
-            ident = self._ids.setdefault(spelling, len(self._ids))
+            ident = self._ids.get(spelling)
+            if ident is None:
+                ident = self._ids[spelling] = self._next_id
+                self._next_id += 1
             key = (tool, text if type(text) is str else kept(text))
             found = self._calls[key] = _Interned(ident, parsed, malformed, exact, eq)
         return found
@@ -236,15 +252,6 @@ class Grader:
         except TypeError:
             return None
 
-    def _forget(self) -> None:
-        """Start the call table over (it is full), with everything that names its ids: the run
-        memo, the comparisons, and the case plans (their steps' ids)."""
-        self._calls.clear()
-        self._ids.clear()
-        self._memo.clear()
-        self._comparisons.clear()
-        self._case_plans.clear()
-
     def _compare(self, c: _C, ident: int | None, expected: Any) -> Comparison:
         """`c`'s arguments explained against `expected` (spelled `ident`), once per spelling pair."""
         if c.ident is None or ident is None:
@@ -252,8 +259,8 @@ class Grader:
         key = (c.ident, ident)
         found = self._comparisons.get(key)
         if found is None:
-            if len(self._comparisons) >= CALLS_SIZE:
-                self._comparisons.clear()
+            if len(self._comparisons) >= COMPARISONS_SIZE:
+                self._comparisons = _newer_half(self._comparisons)
             found = self._comparisons[key] = c.plan.compare(c.call.args, expected)
         return found
 
@@ -342,8 +349,8 @@ class Grader:
                 for raw, c, e in zip(raw_calls, interned, errored)
             )
             graded = self._grade_calls(calls, case, interned)
-            if len(self._memo) >= MEMO_SIZE:  # keep the newer half: a steady stream keeps hits
-                self._memo = dict(islice(self._memo.items(), MEMO_SIZE // 2, None))
+            if len(self._memo) >= MEMO_SIZE:
+                self._memo = _newer_half(self._memo)
             self._memo[key] = graded
         world = record.get("world", MISSING)
         return _finish(

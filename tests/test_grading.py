@@ -163,3 +163,31 @@ def test_the_memo_sees_through_cosmetics_but_not_spelling():
     assert r.calls is not first.calls
     (limit,) = [d for d in r.calls[0].comparison.diffs if d.path == "limit"]
     assert limit.shape == "default" and type(limit.actual) is float
+
+
+def test_tiny_tables_give_the_same_results(monkeypatch, tmp_path):
+    """The grader's tables drop their older half when full; ids are never reused, so eviction
+    can only cost time. Scored with tables of four entries, the example corpus gives the same
+    bytes as with the defaults."""
+    from typer.testing import CliRunner
+
+    from evalrunner import report, score
+    from evalrunner.cli import app
+
+    root = Path(__file__).parent.parent
+    args = [
+        "score",
+        str(root / "traces"),
+        "--tools",
+        str(root / "tools"),
+        "--cases",
+        str(root / "cases"),
+        "--format",
+        "jsonl",
+    ]
+    normal = CliRunner().invoke(app, args).stdout
+    for name in ("MEMO_SIZE", "CALLS_SIZE", "COMPARISONS_SIZE"):
+        monkeypatch.setattr(score, name, 4)
+    monkeypatch.setattr(report, "_RENDERED_SIZE", 4)
+    tiny = CliRunner().invoke(app, args).stdout
+    assert tiny == normal and normal.count("\n") == 4001
