@@ -81,11 +81,6 @@ def score(
     return summary.finish()
 
 
-def grade_runs(config: Config, runs: Iterable[Run | TraceError]) -> list[RunResult | TraceError]:
-    """Grade runs already in memory (tests, adapters): results in input order."""
-    return [r if isinstance(r, TraceError) else config.grader.grade(r) for r in runs]
-
-
 # --------------------------------------------------------------------------------- in parallel
 
 BATCH_LINES = 2000

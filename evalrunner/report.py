@@ -244,13 +244,3 @@ class JsonWriter:
         self.out.write(b'],"evalrun":' + dumps(__version__) + b',"runs":[')
         self.runs.copy_to(self.out)
         self.out.write(b'],"summary":' + dumps(summary.to_json()) + b"}\n")
-
-
-def write_document(
-    results: Iterable[RunResult | TraceError], summary: Summary, out: IO[bytes]
-) -> None:
-    """Write a whole results document from results already in hand (tests, small inputs)."""
-    writer = JsonWriter(out)
-    for item in results:
-        writer.add(item)
-    writer.close(summary)

@@ -9,7 +9,7 @@ repeat counting are hashing, and explanations are computed only for calls that n
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, NamedTuple
@@ -651,14 +651,3 @@ def _suspects(labels: list[CallResult]) -> tuple[tuple[str, str, str], ...]:
                 if d.kind == "absorbed" and d.norm is not None:
                     found.add((r.tool, d.param, d.norm))
     return tuple(sorted(found))
-
-
-# ------------------------------------------------------------------------------------- streams
-
-
-def grade_stream(
-    grader: Grader, items: Iterable[Run | TraceError]
-) -> Iterator[RunResult | TraceError]:
-    """Grade a stream of runs lazily; trace errors pass through in place."""
-    for item in items:
-        yield item if isinstance(item, TraceError) else grader.grade(item)
