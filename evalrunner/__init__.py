@@ -5,7 +5,6 @@ The public API. Everything not listed in `__all__` is an implementation detail.
 
 __version__ = "0.1.0"
 
-from .adapters import TraceFormat, TraceReader
 from .cases import load_cases
 from .compare import Comparison, Diff, ToolPlan, args_equivalent
 from .lint import Finding, LintReport, lint
@@ -23,17 +22,19 @@ from .model import (
     TraceError,
 )
 from .norms import Normalizer, NormError, load_registry
-from .pipeline import Config, load_config
 from .score import CallResult, Grader, RunResult
+from .scoring import Config, load_config
 from .summary import Summary
 from .tools import load_tools
-from .traces import read_runs
+from .traces import Reading, TraceFormat, TraceReader, read_runs
+from .write import Collect, Output, Writer, WriterFormat
 
 __all__ = [
     "MISSING",
     "Call",
     "CallResult",
     "Case",
+    "Collect",
     "Comparison",
     "Config",
     "Diff",
@@ -45,7 +46,9 @@ __all__ = [
     "NormError",
     "NormSpec",
     "Normalizer",
+    "Output",
     "Param",
+    "Reading",
     "Run",
     "RunResult",
     "Step",
@@ -55,6 +58,8 @@ __all__ = [
     "TraceError",
     "TraceFormat",
     "TraceReader",
+    "Writer",
+    "WriterFormat",
     "__version__",
     "args_equivalent",
     "lint",

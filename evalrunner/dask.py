@@ -34,11 +34,9 @@ import dask
 import dask.bag as db
 import fsspec
 
-from .adapters import TraceFormat, TraceReader
-from .model import TraceError
-from .pipeline import Config
+from .scoring import Config, graded
 from .summary import Summary
-from .traces import TRACE_SUFFIXES, iter_lines, stream_lines, trace_files
+from .traces import TRACE_SUFFIXES, Reading, iter_lines, stream_lines, trace_files
 
 
 def trace_bag(
@@ -70,17 +68,15 @@ def summary_of(
     bag: db.Bag,
     config: Config,
     *,
-    trace_format: TraceFormat | str = TraceFormat.auto,
-    case_key: str | None = None,
-    run_key: str | None = None,
+    reading: Reading | None = None,
     storage_options: dict[str, Any] | None = None,
     split_every: int | None = None,
 ) -> Any:
     """The merged summary of the files in `bag`, as a lazy Dask item (`.compute()` it)."""
-    TraceReader(trace_format, case_key=case_key, run_key=run_key)  # bad options fail here
+    reading = reading or Reading()
+    reading.reader()  # bad options fail here, not on the workers
     # Sent to each worker once, not with every task; not traversed (it is one opaque object).
     shared = dask.delayed(config, name=f"evalrun-config-{uuid.uuid4().hex}", traverse=False)
-    reading = (str(TraceFormat(trace_format).value), case_key, run_key)
     parts = bag.map_partitions(_score_partition, shared, reading, storage_options or {})
     return parts.reduction(_merge, _merge, split_every=split_every)
 
@@ -97,17 +93,16 @@ def score_bag(bag: db.Bag, config: Config, **options: Any) -> Summary:
 def _score_partition(
     files: Iterable[tuple[int, str]],
     config: Config,
-    reading: tuple[str, str | None, str | None],
+    reading: Reading,
     storage_options: dict[str, Any],
 ) -> list[Summary]:
     # One reader per partition: OpenTelemetry traces are grouped within a file (across files, a
     # span arriving after its trace was scored is only recognized when both share a partition).
-    reader = TraceReader(reading[0], case_key=reading[1], run_key=reading[2])
-    grade = config.grader.grade
+    reader = reading.reader()
     summary = Summary.for_tools(config.tools)
     for file_no, name in files:
-        for n, item in enumerate(reader.read(_lines(name, storage_options))):
-            summary.add(item if isinstance(item, TraceError) else grade(item), (file_no, n))
+        for n, result in enumerate(graded(config, reader, _lines(name, storage_options))):
+            summary.add(result, (file_no, n))
     return [summary]
 
 

@@ -34,9 +34,9 @@ from typing import Any, Literal
 import orjson
 
 from .model import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, VERDICTS, InputError, TraceError
-from .pipeline import Config, load_config, score
-from .report import run_to_json
+from .scoring import Config, load_config, score
 from .traces import TRACE_SUFFIXES
+from .write.results import run_to_json
 
 Pairing = Literal["run_id", "case_id"]
 PAIRINGS: tuple[str, ...] = ("auto", "run_id", "case_id")
@@ -275,18 +275,32 @@ class _Loader:
 def _score(
     config: Config, traces: Path, relabel: Callable[[dict[str, Any]], dict[str, Any]]
 ) -> tuple[dict[str, Any], tuple[RunView, ...]]:
-    runs: list[RunView] = []
-
-    def sink(item: Any) -> None:
-        if not isinstance(item, TraceError):
-            d = relabel(run_to_json(item))
-            runs.append(RunView.from_json(d, d["source"]))
-
-    summary = score(config, [traces], sink=sink).to_json()
+    views = _Views(relabel)
+    summary = score(config, [traces], writer=views).to_json()
+    runs = views.runs
     for example in summary.get("examples", {}).values():
         if isinstance(example, dict) and "source" in example:
             example.update(relabel({"source": example["source"], "run_id": example.get("run_id")}))
     return summary, tuple(runs)
+
+
+class _Views:
+    """A writer that keeps each scored run as a `RunView`."""
+
+    encoder = staticmethod(list)
+
+    def __init__(self, relabel: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        self.relabel = relabel
+        self.runs: list[RunView] = []
+
+    def write(self, items: list[Any]) -> None:
+        for item in items:
+            if not isinstance(item, TraceError):
+                d = self.relabel(run_to_json(item))
+                self.runs.append(RunView.from_json(d, d["source"]))
+
+    def close(self, summary: Any) -> None:
+        pass
 
 
 def _relabeller(

@@ -7,11 +7,28 @@ JSON equality: objects compare without regard to key order, lists in order, numb
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
-from .model import MISSING
+
+class _Missing:
+    """The absence of a value: "no default declared" is not "the default is null"."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __reduce__(self) -> str:
+        return "MISSING"  # pickles as the module-level singleton (worker processes keep `is`)
+
+
+MISSING: Final[Any] = _Missing()
+"""The one absent value: `Param.default` when none is declared, `Run.world` when none is recorded."""
 
 
 def json_eq(a: Any, b: Any) -> bool:

@@ -10,23 +10,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple
 
-
-class _Missing:
-    """The absence of a value: "no default declared" is not "the default is null"."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-    def __bool__(self) -> bool:
-        return False
-
-    def __reduce__(self) -> str:
-        return "MISSING"  # pickles as the module-level singleton (worker processes keep `is`)
-
-
-MISSING: Final[Any] = _Missing()
+# Re-exported: the model speaks of these, though they are declared where they belong.
+from .jsonvalue import MISSING as MISSING
+from .shapes import FALSE_FAILURE_SHAPES as FALSE_FAILURE_SHAPES
+from .shapes import FALSE_PASS_SHAPES as FALSE_PASS_SHAPES
 
 
 class InputError(Exception):
@@ -40,18 +27,9 @@ class InputError(Exception):
 MatchMode = Literal["exact", "prefix", "contains", "unordered", "contains_unordered"]
 MATCH_MODES: Final = ("exact", "prefix", "contains", "unordered", "contains_unordered")
 
-ShapeClass = Literal["ordering", "encoding"]
+ShapeClass = str
+"""A normalizer's class: the false-failure shape of the differences it absorbs (`shapes.RULE_CLASSES`)."""
 
-# Shapes of a false failure, in order of precedence for the primary shape.
-FALSE_FAILURE_SHAPES: Final = (
-    "alternate_path",
-    "errored_attempt",
-    "encoding",
-    "ordering",
-    "default",
-)
-# Shapes of a false pass, in order of precedence.
-FALSE_PASS_SHAPES: Final = ("redundant_call", "rejected_call", "effect_failed")
 VERDICTS: Final = ("pass", "fail", "false_failure", "false_pass")
 
 

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .jsonvalue import json_eq, short_json
-from .model import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, MISSING, VERDICTS, Tool, TraceError
+from .model import VERDICTS, Tool, TraceError
 from .score import RunResult
+from .shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 
 MAX_ERROR_EXAMPLES = 20
 Order = tuple[int, int]
@@ -234,42 +234,5 @@ def example(r: RunResult, shape: str) -> dict[str, Any]:
         "run_id": r.run_id,
         "case_id": r.case_id,
         "source": r.source,
-        "detail": _detail(r, shape),
+        "detail": SHAPES[shape].example(r, shape),
     }
-
-
-def _detail(r: RunResult, shape: str) -> str:
-    if shape in ("encoding", "ordering", "default"):
-        for c in r.calls:
-            if c.comparison is None:
-                continue
-            for d in c.comparison.diffs:
-                if d.shape == shape:
-                    if shape == "default":
-                        side = d.actual if d.actual is not MISSING else d.expected
-                        return f"{c.tool}.{d.path} = {short_json(side)} is the declared default"
-                    text = (
-                        f"{c.tool}.{d.path}: {short_json(d.actual)} → {short_json(d.actual_norm)}"
-                    )
-                    if not json_eq(d.expected, d.expected_norm):
-                        text += f", expected {short_json(d.expected)}"
-                    return f"{text} ({d.norm})"
-        return ""
-    if shape == "alternate_path":
-        tools = ", ".join(
-            dict.fromkeys(c.tool for c in r.calls if c.label in ("exact", "equivalent"))
-        )
-        return f"accepted sequence #{r.accepted}: {tools}"
-    if shape in ("errored_attempt", "rejected_call"):
-        tools = ", ".join(dict.fromkeys(c.tool for c in r.calls if c.label == "errored"))
-        return f"errored call to {tools}" if tools else ""
-    if shape == "redundant_call":
-        for c in r.calls:
-            if c.label == "redundant":
-                return f"{c.tool} call {c.index} repeats call {c.repeats}"
-        return ""
-    if shape == "effect_failed":
-        for e in r.effects:
-            if e.ok is False:
-                return f"{e.op} at {e.at or '/'}: {e.detail}"
-    return ""

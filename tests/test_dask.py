@@ -12,7 +12,8 @@ pytest.importorskip("dask.bag")
 distributed = pytest.importorskip("distributed")
 
 from evalrunner.dask import score_bag, summary_of, trace_bag  # noqa: E402
-from evalrunner.pipeline import load_config, score  # noqa: E402
+from evalrunner.scoring import load_config, score  # noqa: E402
+from evalrunner.traces import Reading  # noqa: E402
 
 from .test_parallel import _bench  # noqa: E402
 
@@ -90,4 +91,4 @@ def test_fsspec_urls(corpus, client, tmp_path):
 def test_bad_reading_options_fail_before_any_work(corpus):
     config = load_config(corpus / "tools", corpus / "cases")
     with pytest.raises(Exception, match="unknown trace format"):
-        summary_of(trace_bag(corpus / "traces"), config, trace_format="xml")
+        summary_of(trace_bag(corpus / "traces"), config, reading=Reading("xml"))

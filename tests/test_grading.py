@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from evalrunner.pipeline import load_config, score
-from evalrunner.report import run_to_json
 from evalrunner.score import RunResult
+from evalrunner.scoring import load_config, score
+from evalrunner.write import Collect
+from evalrunner.write.results import run_to_json
 
 SCENARIOS = Path(__file__).parent / "data" / "scenarios"
 
@@ -22,9 +23,9 @@ SCENARIOS = Path(__file__).parent / "data" / "scenarios"
 def grade(name: str):
     d = SCENARIOS / name
     config = load_config(d / "tools", d / "cases")
-    results: list = []
-    summary = score(config, [d / "traces"], sink=results.append)
-    return results, summary
+    results = Collect()
+    summary = score(config, [d / "traces"], writer=results)
+    return results.items, summary
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in SCENARIOS.iterdir()))
@@ -171,8 +172,9 @@ def test_tiny_tables_give_the_same_results(monkeypatch, tmp_path):
     bytes as with the defaults."""
     from typer.testing import CliRunner
 
-    from evalrunner import report, score
+    from evalrunner import score
     from evalrunner.cli import app
+    from evalrunner.write import results as report
 
     root = Path(__file__).parent.parent
     args = [

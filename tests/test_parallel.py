@@ -20,12 +20,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from evalrunner import pipeline
+from evalrunner import scoring as pipeline
 from evalrunner.cli import app
 from evalrunner.model import TraceError
-from evalrunner.pipeline import load_config, score, score_parallel
-from evalrunner.report import encode_item, encode_items
+from evalrunner.scoring import load_config, score
 from evalrunner.traces import iter_lines
+from evalrunner.write import Collect
+from evalrunner.write.results import encode_item, encode_items
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -150,23 +151,41 @@ def test_blocks_hold_the_lines_iter_lines_reads(tmp_path_factory, lines, last_ne
 def test_library_results_and_summary_equal_the_sequential_ones(generated):
     config = load_config(generated / "tools", generated / "cases")
     paths = [generated / "traces"]
-    seq: list = []
-    expected = score(config, paths, sink=seq.append)
-    got: list = []
-    summary = score_parallel(config, paths, jobs=2, sink=got.append)
+    collected = Collect()
+    expected = score(config, paths, writer=collected)
+    seq = collected.items
+    collected = Collect()
+    summary = score(config, paths, jobs=2, writer=collected)
+    got = collected.items
     assert got == seq  # RunResults that crossed the process boundary, unpickled
     assert summary.to_json() == expected.to_json()
     assert summary.errors == expected.errors  # the same earliest lines, with their order keys
     assert {k: v[0] for k, v in summary.examples.items()} == {
         k: v[0] for k, v in expected.examples.items()
     }
-    batches: list = []
-    score_parallel(config, paths, jobs=3, sink=batches.append, encode=encode_items)
+    writer = _Batches()
+    score(config, paths, jobs=3, writer=writer)
+    batches = writer.batches
     assert len(batches) > 10  # one (runs, errors) pair a batch
     runs = [run for batch_runs, _ in batches for run in batch_runs]
     errors = [error for _, batch_errors in batches for error in batch_errors]
     assert runs == [encode_item(r)[1] for r in seq if not isinstance(r, TraceError)]
     assert errors == [encode_item(r)[1] for r in seq if isinstance(r, TraceError)]
+
+
+class _Batches:
+    """A writer that keeps each batch as the JSON writers' encoder rendered it (in a worker)."""
+
+    encoder = staticmethod(encode_items)
+
+    def __init__(self) -> None:
+        self.batches: list = []
+
+    def write(self, batch) -> None:
+        self.batches.append(batch)
+
+    def close(self, summary) -> None:
+        pass
 
 
 def _spans(trace: str, case_id: str, start: int) -> list[dict]:
@@ -254,10 +273,10 @@ def test_a_file_that_cannot_be_opened_stops_scoring_in_its_turn(generated, tmp_p
     paths = [generated / "traces" / "part-03.jsonl", tmp_path / "missing.jsonl"]
     monkeypatch.setattr(pipeline, "trace_files", lambda paths: [str(p) for p in paths])
     for jobs in (1, 2):
-        seen: list = []
+        seen = Collect()
         with pytest.raises(pipeline.InputError, match=r"missing\.jsonl"):
-            score_parallel(config, paths, jobs=jobs, sink=seen.append)
-        assert len(seen) > 2 * pipeline.BATCH_LINES  # the first file, whole, came first
+            score(config, paths, jobs=jobs, writer=seen)
+        assert len(seen.items) > 2 * pipeline.BATCH_LINES  # the first file, whole, came first
 
 
 @pytest.mark.parametrize("jobs", ["0", "-1", "two", ""])

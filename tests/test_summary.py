@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalrunner.model import TraceError
-from evalrunner.pipeline import load_config
+from evalrunner.scoring import load_config
 from evalrunner.summary import MAX_ERROR_EXAMPLES, Summary
 from evalrunner.traces import read_file, trace_files
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from evalrunner import MISSING, InputError, Run, TraceError, read_runs
+from evalrunner import MISSING, InputError, Reading, Run, TraceError, read_runs
 
 
 def run(**kw):
@@ -84,7 +84,7 @@ def test_stdin():
     ("line", "reason"),
     [
         ("{not json", "line is not valid JSON: "),
-        ("[1, 2]", "line is not a JSON object"),
+        ("[1, 2]", "native: the line is a list, not an object"),
         (json.dumps({"run_id": "r", "case_id": "c"}), 'the record has no "calls" list'),
         (json.dumps({"case_id": "c", "calls": {"tool": "a"}}), 'the record has no "calls" list'),
         (json.dumps({"case_id": "c", "calls": ["a"]}), "call 0 is not an object"),
@@ -97,7 +97,7 @@ def test_stdin():
 )
 def test_unreadable_lines_are_error_records(tmp_path, line, reason):
     d = write(tmp_path, "a.jsonl", [run(run_id="ok"), line, run(run_id="after")])
-    items = list(read_runs([d]))
+    items = list(read_runs([d], reading=Reading("native")))
     assert [type(i).__name__ for i in items] == ["Run", "TraceError", "Run"]
     assert items[1].source == f"{d}/a.jsonl:2"
     assert items[1].error.startswith(reason)

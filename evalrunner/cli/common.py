@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import IO, Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from ..model import InputError
+from ..write.table import data_console as data_console  # the listings print through it too
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT = 0, 1, 2
 
 
 class Format(str, Enum):
+    """The formats of a listing (`norms`, `lint`). `score` offers its writers' (`write.WRITERS`)."""
+
     table = "table"
     json = "json"
     jsonl = "jsonl"
@@ -69,28 +71,3 @@ def output_stream(path: Path | None):
             yield f
     except OSError as e:
         raise fail(f"cannot write {path}: {e.strerror or e}") from None
-
-
-def data_console(stream: IO[bytes] | Any, *, to_file: bool) -> Console:
-    """A console for table output: the terminal's width, or 100 columns and no colour in a file."""
-    if to_file:
-        return Console(file=_TextOut(stream), width=100, color_system=None, highlight=False)
-    width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "80"))
-    return Console(highlight=False, width=width)
-
-
-class _TextOut:
-    """A text view of a binary stream, for rich."""
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        self.stream = stream
-
-    def write(self, text: str) -> int:
-        self.stream.write(text.encode())
-        return len(text)
-
-    def flush(self) -> None:
-        self.stream.flush()
-
-    def isatty(self) -> bool:
-        return False

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from ..diff import SHAPES, DiffResult, describe_test
 from ..diff import diff as run_diff
-from ..report import dumps
+from ..write.results import dumps
 from .common import (
     EXIT_THRESHOLD,
     CasesOpt,

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from ..lint import CODES, Finding, LintReport
 from ..lint import lint as run_lint
-from ..report import dumps
+from ..write.results import dumps
 from .common import (
     EXIT_THRESHOLD,
     CasesOpt,

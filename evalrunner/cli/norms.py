@@ -6,7 +6,7 @@ from rich import box
 from rich.table import Table
 
 from ..norms import load_registry
-from ..report import dumps
+from ..write.results import dumps
 from .common import Format, FormatOpt, data_console, input_errors, output_stream
 
 

@@ -6,49 +6,34 @@ import os
 import sys
 import time
 from enum import Enum
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from ..adapters import TraceFormat
-from ..model import TraceError
-from ..pipeline import load_config, score_parallel
-from ..pipeline import score as run_scoring
-from ..report import JsonlWriter, JsonWriter, encode_items
-from ..score import RunResult
-from ..table import render_runs, render_summary
+from ..scoring import load_config
+from ..scoring import score as run_scoring
+from ..traces import AUTO, BUILTINS, Reading
+from ..write import WRITERS, Output
+from ..write.table import SHOW
 from .common import (
     EXIT_INPUT,
     EXIT_THRESHOLD,
     CasesOpt,
-    Format,
-    FormatOpt,
     OutputOpt,
     ToolsOpt,
-    data_console,
     fail,
     input_errors,
     output_stream,
     stderr,
 )
 
-
-class Show(str, Enum):
-    failures = "failures"
-    real_failures = "real-failures"
-    false_failures = "false-failures"
-    false_passes = "false-passes"
-
-
-SHOW_VERDICTS = {
-    Show.failures: {"fail", "false_pass"},
-    Show.real_failures: {"fail"},
-    Show.false_failures: {"false_failure"},
-    Show.false_passes: {"false_pass"},
-}
+ResultsFormat = Enum(  # type: ignore[misc]
+    "ResultsFormat", [(name, name) for name in WRITERS], type=str
+)
+TABLE = ResultsFormat("table")
+Show = Enum("Show", [(name.replace("-", "_"), name) for name in SHOW], type=str)  # type: ignore[misc]
 
 
 def score(
@@ -62,7 +47,14 @@ def score(
     ] = None,
     tools: ToolsOpt = Path("tools"),
     cases: CasesOpt = Path("cases"),
-    format: FormatOpt = Format.table,
+    format: Annotated[
+        ResultsFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="Output: " + "; ".join(f"{w.name}, {w.summary}" for w in WRITERS.values()) + ".",
+        ),
+    ] = TABLE,
     output: OutputOpt = None,
     fail_above: Annotated[
         float | None,
@@ -87,14 +79,15 @@ def score(
     ] = None,
     limit: Annotated[int, typer.Option("--limit", min=0, help="How many runs --show lists.")] = 20,
     trace_format: Annotated[
-        TraceFormat,
+        str,
         typer.Option(
             "--trace-format",
-            help="How trace lines are written: auto (detected per line), native, openai-chat, "
-            "openai-responses, anthropic, mcp or otel (OpenTelemetry GenAI spans). "
-            "See docs/trace-formats.md.",
+            metavar="FORMAT",
+            help="How trace lines are written: auto (each line's format detected), or one of "
+            + ", ".join(BUILTINS)
+            + " (or a plugin's). See docs/trace-formats.md.",
         ),
-    ] = TraceFormat.auto,
+    ] = AUTO,
     case_key: Annotated[
         str | None,
         typer.Option(
@@ -135,78 +128,31 @@ def score(
     unreadable trace line).
     """
     paths = traces or ["traces"]
-    if show is not None and format is not Format.table:
-        raise fail("--show lists runs under the table; with --format json or jsonl, filter with jq")
+    writer_format = WRITERS[format.value]
+    if show is not None and not writer_format.shows_runs:
+        raise fail(
+            f"--show lists runs under the table; with --format {format.value}, filter with jq"
+        )
     n_jobs = _jobs(jobs)
     with input_errors():
+        reading = Reading(trace_format, case_key=case_key, run_key=run_key)
+        reading.reader()  # bad options are unusable input before anything is read
         config = load_config(tools, cases)
-        shown: list[RunResult] = []
-        hidden = 0
-
         with output_stream(output) as out:
-            writer = None
-            if format is Format.json:
-                writer = JsonWriter(out)
-            elif format is Format.jsonl:
-                writer = JsonlWriter(out)
-
-            wanted = SHOW_VERDICTS.get(show, set()) if show is not None else set()
-
-            def sink(item) -> None:
-                nonlocal hidden
-                if writer is not None:
-                    writer.add(item)
-                elif wanted and isinstance(item, RunResult) and item.verdict in wanted:
-                    if len(shown) < limit:
-                        shown.append(item)
-                    else:
-                        hidden += 1
-
+            writer = writer_format.make(
+                Output(
+                    out,
+                    to_file=output is not None,
+                    path=output,
+                    sources=tuple(paths),
+                    show=show.value if show is not None else None,
+                    limit=limit,
+                )
+            )
             with _progress() as progress:
-                if n_jobs == 1:
-                    summary = run_scoring(
-                        config,
-                        paths,
-                        sink=sink,
-                        progress=progress,
-                        trace_format=trace_format,
-                        case_key=case_key,
-                        run_key=run_key,
-                    )
-                else:
-                    # Workers render (or filter) the results; only what is written comes back.
-                    if writer is not None:
-                        back = {"sink": writer.add_encoded_many, "encode": encode_items}
-                    elif wanted:
-
-                        def sink_shown(runs: list[RunResult]) -> None:
-                            for r in runs:
-                                sink(r)
-
-                        back = {"sink": sink_shown, "encode": partial(_shown, frozenset(wanted))}
-                    else:
-                        back = {}
-                    summary = score_parallel(
-                        config,
-                        paths,
-                        jobs=n_jobs,
-                        progress=progress,
-                        trace_format=trace_format,
-                        case_key=case_key,
-                        run_key=run_key,
-                        **back,
-                    )
-
-            if writer is not None:
-                writer.close(summary)
-            else:
-                console = data_console(out, to_file=output is not None)
-                render_summary(summary, paths, console)
-                if show is not None:
-                    console.print()
-                    console.print(f"[bold]Runs ({show.value})[/bold]")
-                    console.print()
-                    render_runs(shown, hidden, console)
+                summary = run_scoring(
+                    config, paths, reading=reading, jobs=n_jobs, writer=writer, progress=progress
+                )
 
     err = stderr()
     if summary.unscoreable:
@@ -235,11 +181,6 @@ def _jobs(value: str) -> int:
     if not value.isdigit() or int(value) < 1:
         raise fail(f"--jobs takes a whole number of processes (1 or more) or auto, not {value!r}")
     return int(value)
-
-
-def _shown(verdicts: frozenset[str], items: list[RunResult | TraceError]) -> list[RunResult]:
-    """--show: only the runs it lists cross back from a worker."""
-    return [r for r in items if isinstance(r, RunResult) and r.verdict in verdicts]
 
 
 class _progress:

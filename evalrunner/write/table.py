@@ -1,34 +1,103 @@
-"""The true-vs-reported report as a rich table, and run explanations for `--show`.
+"""`--format table` (the default): the true-vs-reported report as a rich table, and the runs
+behind a number with their explanations (`--show`).
 
 Written for an 80-column terminal, and readable without colour (`NO_COLOR`).
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import textwrap
 from collections.abc import Sequence
-from typing import Any
+from functools import partial
+from typing import IO, Any
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .jsonvalue import short_json
-from .model import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, MISSING
-from .score import RunResult
-from .summary import Summary
+from ..jsonvalue import MISSING, short_json
+from ..model import TraceError
+from ..score import RunResult
+from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
+from ..summary import Summary
+from . import Output, WriterFormat
 
-SHAPE_MEANING = {
-    "encoding": "same value, another encoding",
-    "ordering": "a list whose order the tool ignores",
-    "default": "a documented default stated or omitted",
-    "alternate_path": "another accepted sequence of calls",
-    "errored_attempt": "a rejected call, then a correct one",
-    "redundant_call": "a correct call repeated (a loop)",
-    "rejected_call": "the matching call was rejected",
-    "effect_failed": "calls matched, the world is wrong",
+SHOW: dict[str, frozenset[str]] = {
+    "failures": frozenset({"fail", "false_pass"}),
+    "real-failures": frozenset({"fail"}),
+    "false-failures": frozenset({"false_failure"}),
+    "false-passes": frozenset({"false_pass"}),
 }
+"""`--show` choices: the verdicts of the runs each lists."""
+
+
+class TableWriter:
+    """The table on a console; with `--show`, the runs behind a number (only those cross back
+    from workers)."""
+
+    def __init__(self, output: Output) -> None:
+        self.output = output
+        verdicts = SHOW[output.show] if output.show is not None else None
+        self.encoder = partial(shown, verdicts) if verdicts else None
+        self.shown: list[RunResult] = []
+        self.hidden = 0
+
+    def write(self, runs: list[RunResult]) -> None:
+        for r in runs:
+            if len(self.shown) < self.output.limit:
+                self.shown.append(r)
+            else:
+                self.hidden += 1
+
+    def close(self, summary: Summary) -> None:
+        console = data_console(self.output.stream, to_file=self.output.to_file)
+        render_summary(summary, self.output.sources, console)
+        if self.output.show is not None:
+            console.print()
+            console.print(f"[bold]Runs ({self.output.show})[/bold]")
+            console.print()
+            render_runs(self.shown, self.hidden, console)
+
+
+def shown(verdicts: frozenset[str], items: list[RunResult | TraceError]) -> list[RunResult]:
+    """`--show`: only the runs it lists cross back from a worker."""
+    return [r for r in items if isinstance(r, RunResult) and r.verdict in verdicts]
+
+
+WRITER = WriterFormat(
+    name="table",
+    summary="the true-vs-reported table, for a person (the default)",
+    make=TableWriter,
+    shows_runs=True,
+)
+
+
+def data_console(stream: IO[bytes] | Any, *, to_file: bool) -> Console:
+    """A console for table output: the terminal's width, or 100 columns and no colour in a file."""
+    if to_file:
+        return Console(file=_TextOut(stream), width=100, color_system=None, highlight=False)
+    width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "80"))
+    return Console(highlight=False, width=width)
+
+
+class _TextOut:
+    """A text view of a binary stream, for rich."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(text.encode())
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
 
 
 def _pct(part: int, whole: int) -> str:
@@ -133,7 +202,7 @@ def _shape_table(console, title, share_of, shapes, counts, whole, examples) -> N
             continue
         share = _pct(counts[shape], whole)
         console.print(
-            Text(f"  {shape:<16}{_n(counts[shape]):>7}  {share:>6}  {SHAPE_MEANING[shape]}")
+            Text(f"  {shape:<16}{_n(counts[shape]):>7}  {share:>6}  {SHAPES[shape].meaning}")
         )
         ex = examples.get(shape)
         if ex:

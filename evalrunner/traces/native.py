@@ -1,121 +1,20 @@
-"""Read recorded runs as a stream: one `Run` (or one `TraceError`) per non-blank line.
+"""The native run record (SPEC "Traces"): every trace format is read into it, and read from it
+by these rules, so errored attempts, malformed arguments and unreadable calls follow one rule, in
+one place.
 
-Inputs are `.jsonl` files, `.jsonl.gz` files, directories of them (recursive, sorted), or `-` for
-standard input. Nothing is held beyond the current line, so memory does not grow with the traces.
-A line that cannot be read becomes a `TraceError` with its `file:line` and the reason; it never
+A record that cannot be read becomes a `TraceError` with its `file:line` and the reason; it never
 stops the stream. A call whose arguments are unusable is the agent's failure, not the trace's: the
 run is read and the call is marked `malformed`.
 """
 
 from __future__ import annotations
 
-import gzip
-import sys
-import zlib
-from collections.abc import Iterable, Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any
 
 import orjson
 
-from ._files import list_files
-from .jsonvalue import json_kind
-from .model import MISSING, Call, InputError, Run, TraceError
-
-if TYPE_CHECKING:
-    from .adapters import TraceReader
-
-TRACE_SUFFIXES = (".jsonl", ".jsonl.gz")
-STDIN = "-"
-
-
-def trace_files(paths: Iterable[str | Path]) -> list[str]:
-    """The trace inputs named by `paths`, directories expanded (recursive, sorted); `-` is stdin."""
-    found: list[str] = []
-    for path in paths:
-        if str(path) == STDIN:
-            found.append(STDIN)
-        else:
-            found.extend(
-                str(f)
-                for f in list_files(
-                    path, TRACE_SUFFIXES, what="traces", hint="name a trace file or directory"
-                )
-            )
-    return found
-
-
-def read_runs(
-    paths: Iterable[str | Path],
-    *,
-    stdin: BinaryIO | None = None,
-    reader: TraceReader | None = None,
-) -> Iterator[Run | TraceError]:
-    """Every run in the trace inputs, in order: files sorted, lines in file order."""
-    for name in trace_files(paths):
-        yield from read_file(name, stdin=stdin, reader=reader)
-
-
-def read_file(
-    name: str, *, stdin: BinaryIO | None = None, reader: TraceReader | None = None
-) -> Iterator[Run | TraceError]:
-    """The runs of one trace file (`-` for standard input).
-
-    Without a `reader` every line must be a native run; an `adapters.TraceReader` also reads the
-    OpenAI, Anthropic, MCP and OpenTelemetry formats (native lines still go straight through).
-    """
-    if reader is not None:
-        yield from reader.read(iter_lines(name, stdin=stdin))
-        return
-    for source, line in iter_lines(name, stdin=stdin):
-        if isinstance(line, TraceError):
-            yield line
-        else:
-            yield parse_line(line, source)
-
-
-def iter_lines(name: str, *, stdin: BinaryIO | None = None) -> Iterator[tuple[str, Any]]:
-    """(`file:line`, raw bytes) for each non-blank line; a TraceError if the file breaks off."""
-    with _open(name, stdin) as stream:
-        yield from stream_lines("<stdin>" if name == STDIN else name, stream)
-
-
-def stream_lines(label: str, stream: Iterable[bytes]) -> Iterator[tuple[str, Any]]:
-    """`iter_lines` for a stream already open: (`label:line`, bytes), blank lines skipped, and
-    a TraceError where the stream breaks off (a truncated gzip, a dropped connection)."""
-    number = 0
-    try:
-        for number, line in enumerate(stream, start=1):
-            if line.strip():
-                yield f"{label}:{number}", line
-    except (OSError, EOFError, zlib.error) as e:
-        where = f"{label}:{number + 1}"
-        yield where, TraceError(where, f"the file cannot be read past this point: {e}")
-
-
-def _open(name: str, stdin: BinaryIO | None) -> BinaryIO:
-    if name == STDIN:
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        return _NoClose(stream)
-    try:
-        if name.endswith(".gz"):
-            return gzip.open(name, "rb")  # type: ignore[return-value]
-        return open(name, "rb")
-    except OSError as e:
-        raise InputError(f"{name}: cannot open this trace file: {e.strerror or e}") from None
-
-
-class _NoClose:
-    """Standard input inside a `with`, left open afterwards."""
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self.stream = stream
-
-    def __enter__(self) -> BinaryIO:
-        return self.stream
-
-    def __exit__(self, *exc: object) -> None:
-        return None
+from ..jsonvalue import json_kind
+from ..model import MISSING, Call, Run, TraceError
 
 
 def parse_line(line: bytes | str, source: str) -> Run | TraceError:

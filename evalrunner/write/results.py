@@ -1,7 +1,8 @@
-"""Render results: the results JSON (one document or JSONL), and the true-vs-reported table.
+"""The results JSON (SPEC "Results JSON"): the layout of a run, its calls and an unscoreable line,
+rendered to bytes, and the spool the JSON writers stream through.
 
-JSON is written with sorted keys, so the same inputs give the same bytes. Both JSON writers stream:
-run results go to a spool (a temporary file once large) and never accumulate in memory.
+JSON is written with sorted keys, so the same inputs give the same bytes. Run results go to a
+spool (a temporary file once large) and never accumulate in memory.
 """
 
 from __future__ import annotations
@@ -13,12 +14,11 @@ from typing import IO, Any
 
 import orjson
 
-from . import __version__
-from .compare import Comparison, Diff
-from .jsonvalue import json_eq, kept
-from .model import FALSE_FAILURE_SHAPES, MISSING, TraceError
-from .score import CallResult, RunResult
-from .summary import Summary
+from ..compare import Comparison, Diff
+from ..jsonvalue import json_eq, kept
+from ..model import MISSING, TraceError
+from ..score import CallResult, RunResult
+from ..shapes import PARAM_SHAPES
 
 JSON_OPTIONS = orjson.OPT_SORT_KEYS
 SPOOL_BYTES = 8 * 1024 * 1024
@@ -90,7 +90,7 @@ def params_to_json(comparison: Comparison) -> dict[str, Any]:
         by_path.setdefault(d.path, []).append(d)
     out = {}
     for path, diffs in by_path.items():
-        shapes = [s for s in FALSE_FAILURE_SHAPES if any(d.shape == s for d in diffs)]
+        shapes = [s for s in PARAM_SHAPES if any(d.shape == s for d in diffs)]
         first = diffs[0]
         entry: dict[str, Any] = {
             "kind": "mismatch" if any(d.kind == "mismatch" for d in diffs) else "equivalent",
@@ -133,7 +133,11 @@ def encode_item(item: RunResult | TraceError) -> tuple[bool, bytes]:
     return False, dumps(run_to_json(item, calls=_calls_json(item.calls)))
 
 
-def encode_items(items: Iterable[RunResult | TraceError]) -> tuple[list[bytes], list[bytes]]:
+Encoded = tuple[list[bytes], list[bytes]]
+"""A batch of results rendered: (the runs' JSON, the unscoreable lines' JSON), each in input order."""
+
+
+def encode_items(items: Iterable[RunResult | TraceError]) -> Encoded:
     """A batch rendered as `encode_item` renders each: (runs, unscoreable lines), each in input
     order. `--jobs` renders a worker's batch with it: two lists of bytes cross back, and the
     writers write each batch's runs at once."""
@@ -166,7 +170,7 @@ def _calls_json(calls: tuple[CallResult, ...]) -> orjson.Fragment:
 # ----------------------------------------------------------------------------------- writers
 
 
-class _Elements:
+class Elements:
     """The elements of a JSON array, spooled (to a temporary file once large) until written."""
 
     def __init__(self) -> None:
@@ -183,64 +187,3 @@ class _Elements:
         self.spool.seek(0)
         shutil.copyfileobj(self.spool, out)
         self.spool.close()
-
-
-class JsonlWriter:
-    """`--format jsonl`: one run result a line, then `{"errors": [...], "summary": {...}}`."""
-
-    def __init__(self, out: IO[bytes]) -> None:
-        self.out = out
-        self.errors = _Elements()
-
-    def add(self, item: RunResult | TraceError) -> None:
-        self.add_encoded(encode_item(item))
-
-    def add_encoded(self, encoded: tuple[bool, bytes]) -> None:
-        """Add an item `encode_item` rendered (in a worker process, say)."""
-        is_error, data = encoded
-        if is_error:
-            self.errors.add(data)
-        else:
-            self.out.write(data + b"\n")
-
-    def add_encoded_many(self, encoded: tuple[list[bytes], list[bytes]]) -> None:
-        """Add a batch `encode_items` rendered."""
-        runs, errors = encoded
-        if runs:
-            self.out.write(b"\n".join(runs) + b"\n")
-        self.errors.add(*errors)
-
-    def close(self, summary: Summary) -> None:
-        self.out.write(b'{"errors":[')
-        self.errors.copy_to(self.out)
-        self.out.write(b'],"summary":' + dumps(summary.to_json()) + b"}\n")
-
-
-class JsonWriter:
-    """`--format json`: one document `{"errors", "evalrun", "runs", "summary"}`, keys sorted."""
-
-    def __init__(self, out: IO[bytes]) -> None:
-        self.out = out
-        self.runs = _Elements()
-        self.errors = _Elements()
-
-    def add(self, item: RunResult | TraceError) -> None:
-        self.add_encoded(encode_item(item))
-
-    def add_encoded(self, encoded: tuple[bool, bytes]) -> None:
-        """Add an item `encode_item` rendered (in a worker process, say)."""
-        is_error, data = encoded
-        (self.errors if is_error else self.runs).add(data)
-
-    def add_encoded_many(self, encoded: tuple[list[bytes], list[bytes]]) -> None:
-        """Add a batch `encode_items` rendered."""
-        runs, errors = encoded
-        self.runs.add(*runs)
-        self.errors.add(*errors)
-
-    def close(self, summary: Summary) -> None:
-        self.out.write(b'{"errors":[')
-        self.errors.copy_to(self.out)
-        self.out.write(b'],"evalrun":' + dumps(__version__) + b',"runs":[')
-        self.runs.copy_to(self.out)
-        self.out.write(b'],"summary":' + dumps(summary.to_json()) + b"}\n")

@@ -1,8 +1,9 @@
-"""Files -> model -> grades -> summary: the scoring job as one library call.
+"""Files -> model -> grades -> summary -> writer: the scoring job as one library call.
 
 `load_config` reads and checks everything that must be right before any run is graded (an error
-there is unusable input); `score` streams the traces through the grader, hands each result to a
-sink (the report writer) and returns the merged summary.
+there is unusable input). `score` streams the traces through the grader, in this process or in
+`jobs` worker processes, hands the results to a writer in input order, and returns the merged
+summary. The command line, `diff`, `evalrunner.dask` and library users all score through it.
 """
 
 from __future__ import annotations
@@ -16,17 +17,22 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .adapters import TraceFormat, TraceReader
 from .cases import load_cases
-from .model import Case, InputError, Run, Tool, TraceError
+from .model import Case, InputError, Tool, TraceError
 from .norms import Normalizer, load_registry
 from .score import Grader, RunResult
 from .summary import Summary
 from .tools import load_tools
-from .traces import STDIN, iter_lines, trace_files
+from .traces import STDIN, GroupingSeen, Reading, TraceReader, iter_lines, trace_files
+from .write import Writer
 
-Sink = Callable[[RunResult | TraceError], None]
+Item = RunResult | TraceError
 PROGRESS_EVERY = 2000
+BATCH_LINES = 2000
+"""Results are handed to the writer (and, under `--jobs`, dealt to workers) this many at a time."""
+BATCH_BYTES = 2**20
+IN_FLIGHT = 4
+"""Batches out at once per worker: enough to keep every worker busy, few enough to keep memory flat."""
 
 
 @dataclass(frozen=True)
@@ -47,124 +53,120 @@ def load_config(tools_dir: str | Path, cases_dir: str | Path) -> Config:
     return Config(tools, cases, registry, Grader(tools, cases, registry=registry))
 
 
+def graded(config: Config, reader: TraceReader, lines: Iterable[tuple[str, Any]]) -> Iterator[Item]:
+    """Each record the lines hold, graded (or why it cannot be): the loop every path shares."""
+    grade = config.grader.grade_record
+    for item in reader.records(lines):
+        yield item if type(item) is TraceError else grade(*item)
+
+
 def score(
     config: Config,
     paths: Iterable[str | Path],
     *,
-    sink: Sink | None = None,
-    stdin: BinaryIO | None = None,
+    reading: Reading | None = None,
+    jobs: int = 1,
+    writer: Writer | None = None,
     progress: Callable[[int], None] | None = None,
-    trace_format: TraceFormat | str = TraceFormat.auto,
-    case_key: str | None = None,
-    run_key: str | None = None,
+    stdin: BinaryIO | None = None,
 ) -> Summary:
     """Grade every run in `paths`, in order, and return their summary.
 
-    Each result (or unscoreable line) goes to `sink` as soon as it is graded; `progress` is told
-    how many lines have been read, now and then. `trace_format` (detected per line by default)
-    and `case_key`/`run_key` (where the ids live) say how to read the traces: see adapters.py.
+    `reading` says how to read the traces (format, where the ids live: `traces.Reading`; by
+    default each line's format is detected). The results reach `writer` in input order, a batch
+    at a time, rendered by its `encoder` (in the workers, with `jobs` > 1), and then
+    `writer.close(summary)`; `progress` is told how many records have been read, now and then.
+    With `jobs` > 1 the summary and the results are the same, byte for byte, as with 1.
     """
-    reader = TraceReader(trace_format, case_key=case_key, run_key=run_key)
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs}")
+    reading = reading or Reading()
+    reader = reading.reader()
     files = trace_files(paths)
-    summary = Summary.for_tools(config.tools)
-    grade = config.grader.grade_record
-    n = 0
-    for file_no, name in enumerate(files):
-        for line_no, item in enumerate(reader.records(iter_lines(name, stdin=stdin))):
-            result = item if type(item) is TraceError else grade(*item)
-            summary.add(result, (file_no, line_no))
-            if sink is not None:
-                sink(result)
-            n += 1
-            if progress is not None and n % PROGRESS_EVERY == 0:
-                progress(n)
-    return summary.finish()
+    out = _Out(config, writer, progress)
+    if jobs == 1 or (reader.format is not None and reader.format.group is not None):
+        # Runs of a grouping format (OpenTelemetry spans) span lines and files: one reader.
+        for file_no, name in enumerate(files):
+            out.take(file_no, 0, graded(config, reader, iter_lines(name, stdin=stdin)))
+    else:
+        _score_parallel(config, files, reading, jobs, out, stdin)
+    summary = out.summary.finish()
+    if writer is not None:
+        writer.close(summary)
+    return summary
+
+
+class _Out:
+    """The merged summary, and the writer the batches go to, in input order."""
+
+    def __init__(
+        self, config: Config, writer: Writer | None, progress: Callable[[int], None] | None
+    ) -> None:
+        self.config = config
+        self.summary = Summary.for_tools(config.tools)
+        self.writer = writer
+        self.encoder = writer.encoder if writer is not None else None
+        self.progress = progress
+        self.lines = 0
+
+    def take(self, file_no: int, first: int, results: Iterable[Item]) -> None:
+        """Summarize graded records of file `file_no`, numbered from `first`, and hand them to
+        the writer, a batch at a time."""
+        part, batch, count = Summary.for_tools(self.config.tools), [], 0
+        for n, result in enumerate(results, first):
+            part.add(result, (file_no, n))
+            if self.encoder is not None:
+                batch.append(result)
+            count += 1
+            if count == BATCH_LINES:
+                self.emit(part, self.encode(batch), count)
+                part, batch, count = Summary.for_tools(self.config.tools), [], 0
+        self.emit(part, self.encode(batch), count)
+
+    def encode(self, results: list[Item]) -> Any:
+        return self.encoder(results) if self.encoder is not None else None
+
+    def emit(self, part: Summary, encoded: Any, n: int) -> None:
+        self.summary.merge(part)
+        if self.writer is not None and self.encoder is not None and n:
+            self.writer.write(encoded)
+        before, self.lines = self.lines, self.lines + n
+        if self.progress is not None and self.lines // PROGRESS_EVERY > before // PROGRESS_EVERY:
+            self.progress(self.lines)
 
 
 # --------------------------------------------------------------------------------- in parallel
 
-BATCH_LINES = 2000
-BATCH_BYTES = 2**20
-IN_FLIGHT = 4
-"""Batches out at once per worker: enough to keep every worker busy, few enough to keep memory flat."""
 
-
-def score_parallel(
+def _score_parallel(
     config: Config,
-    paths: Iterable[str | Path],
-    *,
+    files: list[str],
+    reading: Reading,
     jobs: int,
-    sink: Callable[[Any], None] | None = None,
-    encode: Callable[[list[RunResult | TraceError]], Any] | None = None,
-    stdin: BinaryIO | None = None,
-    progress: Callable[[int], None] | None = None,
-    trace_format: TraceFormat | str = TraceFormat.auto,
-    case_key: str | None = None,
-    run_key: str | None = None,
-) -> Summary:
+    out: _Out,
+    stdin: BinaryIO | None,
+) -> None:
     """`score` on `jobs` worker processes: the same summary, the same results in the same order.
 
-    This process reads the trace lines (with `score`'s own reader, so line numbers and read errors
-    are the same) and deals them out in batches, large files included; each worker grades a batch
-    with the config it was given once and summarizes it under the same (file, record) order keys,
-    and the summaries merge exactly. Results reach `sink` here, one at a time, in input order.
-    `encode`, when given, runs in the worker on each batch of results (a list, in input order),
-    and `sink` receives what it returns, once a batch: rendering there, into a few large objects,
-    keeps this process, which only writes, from becoming the bottleneck (unpickling a RunResult
-    costs more than grading it). It must be picklable (a module-level function, or a partial).
+    This process reads the trace lines (with `score`'s own line reader, so line numbers and read
+    errors are the same) and deals them out in batches, large files included; each worker grades
+    a batch with the config it was given once and summarizes it under the same (file, record)
+    order keys, and the summaries merge exactly. Each worker also renders its batch with the
+    writer's encoder: rendering there, into a few large objects, keeps this process, which only
+    writes, from becoming the bottleneck (unpickling a RunResult costs more than grading it).
+    A file that turns out to hold records of a grouping format is read here, from that batch on.
     """
-    if jobs < 1:
-        raise ValueError(f"jobs must be at least 1, not {jobs}")
-    reader = TraceReader(trace_format, case_key=case_key, run_key=run_key)
-    if jobs == 1 or reader.format is TraceFormat.otel:
-        # OpenTelemetry spans are grouped into runs across lines and files: one reader reads them.
-        deliver = sink if sink is None or encode is None else lambda r: sink(encode([r]))
-        return score(
-            config,
-            paths,
-            sink=deliver,
-            stdin=stdin,
-            progress=progress,
-            trace_format=trace_format,
-            case_key=case_key,
-            run_key=run_key,
-        )
-    files = trace_files(paths)
-    summary = Summary.for_tools(config.tools)
-    grade = config.grader.grade_record
+    reader = reading.reader()
     batches = _Batches(files, stdin)
     pending: deque[tuple[_Batch, Any]] = deque()
-    lines = 0
-
-    def emit(part: Summary, results: Any, n: int) -> None:
-        nonlocal lines
-        summary.merge(part)
-        if sink is not None and encode is not None:
-            sink(results)
-        elif sink is not None:
-            for r in results:
-                sink(r)
-        if progress is not None and (lines + n) // PROGRESS_EVERY > lines // PROGRESS_EVERY:
-            progress(lines + n)
-        lines += n
 
     def read_here(batch: _Batch) -> None:
-        """A batch with OpenTelemetry spans: this file, from here on, is read in this process."""
+        """A batch with grouped records: this file, from here on, is read in this process."""
         parts = [batch.lines()]
         while pending and pending[0][0].file_no == batch.file_no:
             parts.append(pending.popleft()[0].lines())  # a worker's reading of it is dropped
         parts.extend(b.lines() for b in batches.rest_of(batch.file_no))
-        part, results, count = Summary.for_tools(config.tools), [], 0
-        items = reader.records(chain.from_iterable(parts))
-        for n, item in enumerate(items, start=batch.first):
-            result = item if type(item) is TraceError else grade(*item)
-            part.add(result, (batch.file_no, n))
-            results.append(result)
-            count += 1
-            if count == BATCH_LINES:
-                emit(part, results if encode is None else encode(results), count)
-                part, results, count = Summary.for_tools(config.tools), [], 0
-        emit(part, results if encode is None else encode(results), count)
+        out.take(batch.file_no, batch.first, graded(config, reader, chain.from_iterable(parts)))
 
     def drain() -> None:
         batch, job = pending.popleft()
@@ -172,9 +174,9 @@ def score_parallel(
         if done is None:
             read_here(batch)
         else:
-            emit(done[0], done[1], batch.count)
+            out.emit(done[0], done[1], batch.count)
 
-    setup = (config, (trace_format, case_key, run_key), encode, sink is not None)
+    setup = (config, reading, out.encoder)
     with multiprocessing.get_context().Pool(jobs, _start_worker, setup) as pool:
         for batch in batches:
             if isinstance(batch, InputError):  # a file that cannot be opened, in its turn
@@ -186,7 +188,6 @@ def score_parallel(
                 drain()
         while pending:
             drain()
-    return summary.finish()
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,34 +310,13 @@ class _Batches:
                     return
 
 
-class _SpansSeen(Exception):
-    pass
-
-
-class _NoSpans:
-    """A worker's stand-in for the reader's OpenTelemetry grouper: spans are grouped into runs
-    across lines and files, so a batch that holds one is handed back and read in order."""
-
-    def add(self, record: Any, source: str) -> Iterator[Run | TraceError]:
-        raise _SpansSeen
-
-    def flush(self) -> Iterator[Run | TraceError]:
-        return iter(())
-
-
 class _Worker:
     def __init__(
-        self,
-        config: Config,
-        reading: tuple[Any, str | None, str | None],
-        encode: Callable[[list[RunResult | TraceError]], Any] | None,
-        keep: bool,
-    ) -> None:
+        self, config: Config, reading: Reading, encode: Callable[[list[Item]], Any] | None
+    ):
         self.config = config
-        self.reader = TraceReader(reading[0], case_key=reading[1], run_key=reading[2])
-        self.reader.otel = _NoSpans()  # type: ignore[assignment]
+        self.reader = reading.reader(grouping=False)
         self.encode = encode
-        self.keep = keep
 
 
 _worker: _Worker | None = None
@@ -348,19 +328,17 @@ def _start_worker(*setup: Any) -> None:
 
 
 def _grade_batch(batch: _Batch) -> tuple[Summary, Any] | None:
-    """One batch graded and summarized, with its results (encoded) when wanted; None when it
-    holds spans."""
+    """One batch graded and summarized, with its results rendered by the writer's encoder; None
+    when it holds records of a grouping format."""
     w = _worker
     assert w is not None, "the pool's initializer sets up each worker"
-    grade, encode = w.config.grader.grade_record, w.encode
     part = Summary.for_tools(w.config.tools)
-    results: list[Any] | None = [] if w.keep else None
+    results: list[Item] = []
     try:
-        for n, item in enumerate(w.reader.records(batch.lines()), start=batch.first):
-            result = item if type(item) is TraceError else grade(*item)
+        for n, result in enumerate(graded(w.config, w.reader, batch.lines()), batch.first):
             part.add(result, (batch.file_no, n))
-            if results is not None:
+            if w.encode is not None:
                 results.append(result)
-    except _SpansSeen:
+    except GroupingSeen:
         return None
-    return part, results if results is None or encode is None else encode(results)
+    return part, (w.encode(results) if w.encode is not None else None)

@@ -1,0 +1,86 @@
+"""Recorded runs, read as a stream: files and lines (`lines`), formats in a registry (`formats/`,
+`registry`), read into native run records (`reader`) and runs (`native`).
+
+Every command and the library read traces through `read_runs` or a `TraceReader`, so a format
+added here (a module in `formats/`, or a plugin in the `evalrunner.trace_formats` entry-point
+group) reaches all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from ..model import Run, TraceError
+from .format import Grouper, GroupKeys, NativeRecord, TraceFormat
+from .lines import STDIN, TRACE_SUFFIXES, iter_lines, stream_lines, trace_files
+from .native import (
+    call_args,
+    call_tool,
+    is_errored,
+    not_json,
+    parse_args,
+    parse_call,
+    parse_line,
+    parse_record,
+    run_id_of,
+)
+from .reader import GroupingSeen, Reading, TraceReader, read_lines
+from .registry import AUTO, BUILTINS, detect, resolve, trace_formats, unknown_shape
+
+__all__ = [
+    "AUTO",
+    "BUILTINS",
+    "STDIN",
+    "TRACE_SUFFIXES",
+    "GroupKeys",
+    "Grouper",
+    "GroupingSeen",
+    "NativeRecord",
+    "Reading",
+    "TraceFormat",
+    "TraceReader",
+    "call_args",
+    "call_tool",
+    "detect",
+    "is_errored",
+    "iter_lines",
+    "not_json",
+    "parse_args",
+    "parse_call",
+    "parse_line",
+    "parse_record",
+    "read_file",
+    "read_lines",
+    "read_runs",
+    "resolve",
+    "run_id_of",
+    "stream_lines",
+    "trace_files",
+    "trace_formats",
+    "unknown_shape",
+]
+
+
+def read_runs(
+    paths: Iterable[str | Path],
+    *,
+    reading: Reading | None = None,
+    stdin: BinaryIO | None = None,
+) -> Iterator[Run | TraceError]:
+    """Every run in the trace inputs, in order (files sorted, lines in file order), in any format
+    the registry reads (`reading` says which, and where the ids live; default: detected per line).
+
+    A line that cannot be scored is a `TraceError` with its `file:line` and the reason.
+    """
+    reader = (reading or Reading()).reader()
+    for name in trace_files(paths):
+        yield from reader.read(iter_lines(name, stdin=stdin))
+
+
+def read_file(
+    name: str, *, reading: Reading | None = None, stdin: BinaryIO | None = None
+) -> Iterator[Run | TraceError]:
+    """The runs of one trace file (`-` for standard input)."""
+    yield from (reading or Reading()).reader().read(iter_lines(name, stdin=stdin))

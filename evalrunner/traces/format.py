@@ -1,0 +1,84 @@
+"""What a trace format declares about itself, once: its name, how a line in it is recognised, and
+how its records become native runs.
+
+Each format is one module in `evalrunner/traces/formats/` that defines `FORMAT = TraceFormat(...)`;
+the registry (`registry.py`) collects them, and plugins join through the `evalrunner.trace_formats`
+entry-point group. The CLI's `--trace-format` choices, the detection order, the "no known format"
+message and the docs' list of formats all come from the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
+
+from ..model import TraceError
+
+Path = tuple[str, ...]
+"""A dotted path into a record, split: `("metadata", "case_id")`."""
+
+DEFAULT_CASE_PATHS: tuple[Path, ...] = (("case_id",), ("metadata", "case_id"))
+DEFAULT_RUN_PATHS: tuple[Path, ...] = (("run_id",), ("metadata", "run_id"))
+
+
+class NativeRecord(NamedTuple):
+    """A run record in the native format (SPEC "Traces"), and the `file:line` it was read from."""
+
+    record: dict[str, Any]
+    source: str
+
+
+class Grouper(Protocol):
+    """Groups the records of a format whose runs span several lines (OpenTelemetry spans)."""
+
+    def add(self, record: Any, source: str) -> Iterator[NativeRecord | TraceError]:
+        """Take one decoded line; yield the runs it completes (or why they cannot be scored)."""
+        ...
+
+    def flush(self) -> Iterator[NativeRecord | TraceError]:
+        """Yield the runs still open (at the end of a file)."""
+        ...
+
+
+@dataclass(frozen=True)
+class GroupKeys:
+    """Where a grouping format finds a run's ids: `--case-key`/`--run-key`, or None for its own
+    defaults."""
+
+    case_key: str | None = None
+    run_key: str | None = None
+
+
+Calls = Callable[[dict[str, Any]], "list[dict[str, Any]] | str"]
+"""A record (a decoded line, an object) -> its native calls, or (a string) why it cannot."""
+
+
+@dataclass(frozen=True)
+class TraceFormat:
+    """A trace format: one run a line (`calls`), or runs grouped across lines (`group`)."""
+
+    name: str
+    """What `--trace-format` takes, and what messages call it: `openai-chat`."""
+    summary: str
+    """One line for `--help` and the docs: what the format is and who writes it."""
+    looks_like: str
+    """How a record in it is recognised, for the "no known trace format" message."""
+    detect: Callable[[Any], bool]
+    """Whether a decoded line is in this format (`--trace-format auto`)."""
+    order: int
+    """Detection order: lower is tried first. A format whose records also fit a more general
+    format's test must come before it."""
+    calls: Calls | None = None
+    """For a format of one run a line: its record's native calls."""
+    group: Callable[..., Grouper] | None = None
+    """For a format whose runs span lines: `group(keys, **options)` makes a new grouper, one per
+    reading (`options` are the reader's extra keywords; a grouper takes those it knows)."""
+    case_paths: tuple[Path, ...] = DEFAULT_CASE_PATHS
+    """Where a record keeps its case id, the first present wins (`--case-key` replaces them)."""
+    run_paths: tuple[Path, ...] = DEFAULT_RUN_PATHS
+    """Where a record keeps its run id (`--run-key` replaces them); else its `file:line`."""
+
+    def __post_init__(self) -> None:
+        if (self.calls is None) == (self.group is None):
+            raise ValueError(f"trace format {self.name!r}: give exactly one of calls and group")

@@ -1,0 +1,127 @@
+"""What the message-log formats share: pairing replies with their calls, and OpenAI's replies."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import orjson
+
+
+class Pairer:
+    """Calls in order, each reply attached to its call: by id, the earliest unanswered call with
+    that id (logs reuse ids within a run), else by position, the earliest unanswered call."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+        self._by_id: dict[Any, deque[int]] = {}
+        self._open: deque[int] = deque()
+        self._answered: set[int] = set()
+
+    def call(self, raw: dict[str, Any], call_id: Any) -> None:
+        index = len(self.calls)
+        self.calls.append(raw)
+        self._open.append(index)
+        key = id_key(call_id)
+        if key is not None:
+            self._by_id.setdefault(key, deque()).append(index)
+
+    def done(self, raw: dict[str, Any]) -> None:
+        """A call recorded with its own result: no reply will come for it."""
+        self._answered.add(len(self.calls))
+        self.calls.append(raw)
+
+    def has_open(self, call_id: Any) -> bool:
+        queue = self._by_id.get(id_key(call_id))
+        return bool(queue) and any(i not in self._answered for i in queue)
+
+    def reply(self, call_id: Any, fields: dict[str, Any]) -> None:
+        index = None
+        queue = self._by_id.get(id_key(call_id))
+        while queue and index is None:
+            i = queue.popleft()
+            if i not in self._answered:
+                index = i
+        if index is None:  # no such id (or it was answered already): by position
+            while self._open and self._open[0] in self._answered:
+                self._open.popleft()
+            if not self._open:
+                return  # a reply to no call: nothing to score
+            index = self._open[0]
+        self._answered.add(index)
+        self.calls[index].update(fields)
+
+
+def id_key(call_id: Any) -> Any:
+    if call_id is None or call_id == "":
+        return None
+    if type(call_id) in (str, int, float):
+        return (type(call_id), call_id)  # JSON-RPC's 1 and "1" are different ids
+    return orjson.dumps(call_id, option=orjson.OPT_SORT_KEYS)
+
+
+def native_call(name: Any, source: dict[str, Any], args_key: str) -> dict[str, Any]:
+    """A native call: args only when recorded (a call without args has `{}`; null is malformed)."""
+    call = {"tool": name}
+    if args_key in source:
+        call["args"] = source[args_key]
+    return call
+
+
+def openai_reply(content: Any) -> Any:
+    """A Chat Completions tool message's (or a Responses function_call_output's) result.
+
+    OpenAI replies carry no error flag, so the rule is: a reply whose text parses as a JSON object
+    is that object, and the native rule reads it (an `error` key not null or false, or
+    `is_error`/`isError` true, makes an errored attempt). Text is the content string, or its
+    text parts joined; anything else is kept as it is.
+    """
+    text = content
+    if type(content) is list:
+        parts = [p.get("text") for p in content if type(p) is dict]
+        if parts and all(type(t) is str for t in parts):
+            text = "".join(parts)
+    if type(text) is str and text[:1] == "{":
+        try:
+            parsed = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return content
+        if type(parsed) is dict:
+            return parsed
+    return content
+
+
+def messages_kind(record: dict[str, Any]) -> str | None:
+    """Which format a record's `messages` list is in: a Chat Completions, an Anthropic or an MCP
+    log, told by the first tool activity; None when the record has no `messages` list or it is
+    in none of them.
+
+    Without any tool activity, it is a conversation without tool calls, which reads the same (no
+    calls) in every format; it is read as Chat Completions.
+    """
+    messages = record.get("messages")
+    if type(messages) is not list:
+        return None
+    for m in messages:
+        if type(m) is list and m and type(m[0]) is dict and "jsonrpc" in m[0]:
+            return "mcp"  # a JSON-RPC batch
+        if type(m) is not dict:
+            return None
+        if "jsonrpc" in m:
+            return "mcp"
+        if "tool_calls" in m or "function_call" in m or m.get("role") in ("tool", "function"):
+            return "openai-chat"
+        content = m.get("content")
+        if type(content) is list and any(
+            type(b) is dict and b.get("type") in ANTHROPIC_BLOCKS for b in content
+        ):
+            return "anthropic"
+    return "openai-chat" if all(type(m) is dict and "role" in m for m in messages) else None
+
+
+def has_messages(record: dict[str, Any]) -> bool:
+    """A `messages` list decides the format on its own (`messages_kind`), whatever else is there."""
+    return type(record.get("messages")) is list
+
+
+ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "mcp_tool_use", "mcp_tool_result"})

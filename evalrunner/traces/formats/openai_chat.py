@@ -1,0 +1,67 @@
+"""OpenAI Chat Completions logs: assistant `tool_calls` and `role: "tool"` replies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..format import TraceFormat
+from ._pairing import Pairer, has_messages, messages_kind, native_call, openai_reply
+
+
+def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
+    """`messages` (and a ChatCompletion's `choices[0].message`): assistant `tool_calls` (or the
+    legacy `function_call`) and `role: "tool"` (or `"function"`) replies."""
+    messages = record.get("messages")
+    if messages is None:
+        messages = []
+    elif type(messages) is not list:
+        return '"messages" is not a list'
+    choices = record.get("choices")
+    if type(choices) is list and choices and type(choices[0]) is dict:
+        message = choices[0].get("message")
+        if type(message) is dict:
+            messages = [*messages, message]
+    elif "messages" not in record:
+        return 'no "messages" list (nor a ChatCompletion\'s "choices")'
+    pairer = Pairer()
+    for i, m in enumerate(messages):
+        if type(m) is not dict:
+            return f"message {i} is not an object"
+        role = m.get("role")
+        if role == "tool":
+            pairer.reply(m.get("tool_call_id"), {"result": openai_reply(m.get("content"))})
+        elif role == "function":  # the deprecated function-calling reply: paired by position
+            pairer.reply(None, {"result": openai_reply(m.get("content"))})
+        else:
+            tool_calls = m.get("tool_calls")
+            if type(tool_calls) is list:
+                for tc in tool_calls:
+                    if type(tc) is not dict:
+                        return f"message {i}: a tool call is not an object"
+                    if tc.get("type", "function") != "function":
+                        continue  # a custom (free-text) tool: not the tool surface cases describe
+                    fn = tc.get("function")
+                    fn = fn if type(fn) is dict else {}
+                    pairer.call(native_call(fn.get("name"), fn, "arguments"), tc.get("id"))
+            fc = m.get("function_call")
+            if type(fc) is dict:
+                pairer.call(native_call(fc.get("name"), fc, "arguments"), None)
+    return pairer.calls
+
+
+def _detect(record: Any) -> bool:
+    if type(record) is not dict:
+        return False
+    if has_messages(record):
+        return messages_kind(record) == "openai-chat"
+    return type(record.get("choices")) is list  # a ChatCompletion on its own
+
+
+FORMAT = TraceFormat(
+    name="openai-chat",
+    summary="OpenAI Chat Completions: a request's messages, or a ChatCompletion",
+    looks_like='"messages" with tool_calls or role "tool", or "choices"',
+    detect=_detect,
+    order=30,
+    calls=calls,
+)

@@ -1,0 +1,214 @@
+"""Read trace lines into runs, in one format or (`auto`) in whichever format each line is in.
+
+Every format turns its records into native run records (SPEC "Traces"), read by
+`native.parse_record`, so errored attempts, malformed arguments and unreadable calls follow one
+rule, in one place. Formats of one run a line are read line by line; a format whose runs span
+lines (OpenTelemetry) gets a grouper, which holds its records until their run is complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ..jsonvalue import json_kind
+from ..model import MISSING, InputError, Run, TraceError
+from .format import Grouper, GroupKeys, NativeRecord, Path, TraceFormat
+from .native import not_json, parse_record
+from .registry import AUTO, detect, resolve, trace_formats, unknown_shape
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How to read trace lines: what `--trace-format`, `--case-key` and `--run-key` say.
+
+    One picklable value, so that every reader (in this process, in workers, on a cluster) reads
+    alike.
+    """
+
+    trace_format: str = AUTO
+    case_key: str | None = None
+    """Where each record keeps its case id, as a dotted path; None for each format's default."""
+    run_key: str | None = None
+    """Where each record keeps its run id, as `case_key`."""
+
+    def reader(self, **options: Any) -> TraceReader:
+        """A new reader (one per scoring: it remembers which grouped runs it has finished)."""
+        return TraceReader(
+            self.trace_format, case_key=self.case_key, run_key=self.run_key, **options
+        )
+
+
+class GroupingSeen(Exception):
+    """A line of a format whose runs span lines, met by a reader told not to group (a worker of
+    `--jobs`, which reads lines out of order): the caller reads that file itself."""
+
+
+class TraceReader:
+    """Read trace lines into runs: in one format, or (`auto`) in whichever format each line is in.
+
+    One reader serves one scoring: it remembers which grouped (OpenTelemetry) traces it has
+    finished across files. `case_key` and `run_key` say where a run's ids live instead of the
+    defaults: a dotted path into the record (`request.metadata.task`), or for a grouping format
+    what that format makes of it (an OpenTelemetry span attribute's name). `grouping=False` makes
+    a line of a grouping format raise `GroupingSeen`; other keywords go to the groupers.
+    """
+
+    def __init__(
+        self,
+        trace_format: str = AUTO,
+        *,
+        case_key: str | None = None,
+        run_key: str | None = None,
+        grouping: bool = True,
+        **group_options: Any,
+    ) -> None:
+        fmt = resolve(trace_format)
+        for flag, key in (("--case-key", case_key), ("--run-key", run_key)):
+            if key is not None and (not key or any(not part for part in key.split("."))):
+                raise InputError(f"{flag} {key!r}: give a dotted path like metadata.case_id")
+        self.format: TraceFormat | None = fmt
+        """The forced format; None to detect each line's."""
+        self.formats = trace_formats()
+        self.case_key = case_key
+        self.run_key = run_key
+        self._case_paths = None if case_key is None else (tuple(case_key.split(".")),)
+        self._run_paths = None if run_key is None else (tuple(run_key.split(".")),)
+        self._keyed = case_key is not None or run_key is not None
+        self._grouping = grouping
+        self._group_options = group_options
+        self._groupers: dict[str, Grouper] = {}
+
+    @property
+    def format_name(self) -> str:
+        return AUTO if self.format is None else self.format.name
+
+    def read(self, lines: Iterable[tuple[str, Any]]) -> Iterator[Run | TraceError]:
+        """Runs (or unscoreable records) from (`file:line`, bytes) pairs, as `iter_lines` gives.
+
+        Grouped runs still open when the lines end are flushed then: call once per file.
+        """
+        for item in self.records(lines):
+            yield item if type(item) is TraceError else parse_record(item.record, item.source)
+
+    def records(self, lines: Iterable[tuple[str, Any]]) -> Iterator[NativeRecord | TraceError]:
+        """`read`, stopping short of parsing: native run records, as the grader's memo takes them
+        (`Grader.grade_record`)."""
+        native_first = (self.format is None or self.format.name == "native") and not self._keyed
+        for source, line in lines:
+            if type(line) is TraceError:
+                yield line
+                continue
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                yield not_json(line, source)
+                continue
+            # The hot path: a native run, told apart by one lookup before any detection.
+            if native_first and type(record) is dict and type(record.get("calls")) is list:
+                yield NativeRecord(record, source)
+            else:
+                yield from self.read_record(record, source)
+        yield from self.flush()
+
+    def flush(self) -> Iterator[NativeRecord | TraceError]:
+        """The grouped runs still open, at the end of a file."""
+        for grouper in self._groupers.values():
+            yield from grouper.flush()
+
+    def read_record(self, record: Any, source: str) -> Iterator[NativeRecord | TraceError]:
+        """The run(s) one decoded line holds: none yet for a record whose run is still open."""
+        fmt = self.format if self.format is not None else detect(record, self.formats)
+        if fmt is None:
+            if type(record) is dict:
+                keys = ", ".join(list(record)[:8]) or "none"
+                yield TraceError(source, f"{unknown_shape(self.formats)}; its keys: {keys}")
+            else:
+                yield TraceError(
+                    source, f"{unknown_shape(self.formats)}; the line is {json_kind(record)}"
+                )
+            return
+        if fmt.group is not None:
+            yield from self._grouper(fmt).add(record, source)
+            return
+        if type(record) is not dict:
+            yield TraceError(source, f"{fmt.name}: the line is {json_kind(record)}, not an object")
+            return
+        assert fmt.calls is not None
+        calls = fmt.calls(record)
+        if fmt.name != "native":
+            if not calls and self.format is not None:
+                calls = self._not_elsewhere(record, fmt) or calls
+            if type(calls) is str:
+                yield TraceError(source, f"{fmt.name}: {calls}")
+                return
+        case_id = _first(record, self._case_paths or fmt.case_paths)
+        if case_id is MISSING and self.case_key is not None:
+            yield TraceError(source, f'{fmt.name}: no case id at "{self.case_key}" (--case-key)')
+            return
+        if case_id is MISSING and fmt.name != "native":
+            looked = ", ".join(f'"{".".join(p)}"' for p in fmt.case_paths)
+            yield TraceError(source, f"{fmt.name}: no case id (looked at {looked})")
+            return
+        run_id = _first(record, self._run_paths or fmt.run_paths)
+        if run_id is MISSING and self.run_key is not None:
+            yield TraceError(source, f'{fmt.name}: no run id at "{self.run_key}" (--run-key)')
+            return
+        native = {
+            "case_id": None if case_id is MISSING else case_id,
+            "run_id": None if run_id is MISSING else run_id,
+            "calls": calls,
+            "world": record.get("world"),
+            "meta": record.get("meta"),
+        }
+        yield NativeRecord(native, source)
+
+    def _grouper(self, fmt: TraceFormat) -> Grouper:
+        found = self._groupers.get(fmt.name)
+        if found is None:
+            if not self._grouping:
+                raise GroupingSeen(fmt.name)
+            assert fmt.group is not None
+            keys = GroupKeys(self.case_key, self.run_key)
+            found = self._groupers[fmt.name] = fmt.group(keys, **self._group_options)
+        return found
+
+    def _not_elsewhere(self, record: dict[str, Any], fmt: TraceFormat) -> str | None:
+        """Why a record read as `fmt` with no calls is not a run without calls: its calls are in
+        another format's shapes (a forced format must not score a Chat log as an empty Anthropic
+        run)."""
+        other = detect(record, self.formats)
+        if other is None or other is fmt or other.calls is None or other.name == "native":
+            return None
+        found = other.calls(record)
+        if type(found) is list and found:
+            return f"no {fmt.name} tool calls, but {len(found)} in {other.name} shapes"
+        return None
+
+
+def read_lines(
+    lines: Iterable[tuple[str, Any]], trace_format: str = AUTO, **keys: Any
+) -> list[Run | TraceError]:
+    """Every run in (`file:line`, bytes) pairs, read by a fresh reader (tests, notebooks)."""
+    return list(TraceReader(trace_format, **keys).read(lines))
+
+
+def _first(record: dict[str, Any], paths: tuple[Path, ...]) -> Any:
+    """The value at the first of `paths` that leads to one (not null), else MISSING."""
+    for path in paths:
+        value: Any = record
+        for part in path:
+            if type(value) is dict:
+                value = value.get(part)
+            elif type(value) is list and part.isdigit() and int(part) < len(value):
+                value = value[int(part)]
+            else:
+                value = None
+            if value is None:
+                break
+        if value is not None:
+            return value
+    return MISSING

@@ -1,0 +1,92 @@
+"""Writers: a scoring's results and summary, rendered for a person or a program.
+
+Each output format of `evalrun score --format` is one module here that defines `WRITER`, a
+`WriterFormat` keyed by the name the user types; `WRITERS` collects them and feeds the command's
+choices and help. A writer receives the results in input order, a batch at a time, then the
+summary. What it needs of each batch it says with `encoder`, a picklable function that runs where
+the batch was graded (a worker process under `--jobs`), so that only what it writes crosses back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+from ..model import TraceError
+from ..score import RunResult
+from ..summary import Summary
+
+Item = RunResult | TraceError
+"""A scored run, or a trace line that could not be scored."""
+
+Encoder = Callable[[list[Item]], Any]
+
+
+@dataclass(frozen=True)
+class Output:
+    """Where a writer writes, and what the command asked of it."""
+
+    stream: IO[bytes]
+    to_file: bool = False
+    """`--output FILE`: a file, not the terminal or a pipe."""
+    path: Path | None = None
+    sources: Sequence[str] = ()
+    """The trace inputs as the user named them."""
+    show: str | None = None
+    """`--show`: which runs to list with their explanations (a format that `shows_runs`)."""
+    limit: int = 20
+    """`--limit`: how many runs `--show` lists."""
+
+
+class Writer(Protocol):
+    encoder: Encoder | None
+    """Renders a batch of results (in a worker process under `--jobs`, so it must pickle: a
+    module-level function or a partial of one); None when the writer needs only the summary."""
+
+    def write(self, encoded: Any) -> None:
+        """Take one batch, as `encoder` rendered it, in input order."""
+        ...
+
+    def close(self, summary: Summary) -> None:
+        """Write what is left, with the summary of every run."""
+        ...
+
+
+@dataclass(frozen=True)
+class WriterFormat:
+    name: str
+    """What `--format` takes."""
+    summary: str
+    """One line for `--help`."""
+    make: Callable[[Output], Writer]
+    shows_runs: bool = False
+    """Takes `--show` (lists runs with their explanations)."""
+
+
+def _formats() -> dict[str, WriterFormat]:
+    from . import json, jsonl, table
+
+    return {w.name: w for w in (table.WRITER, json.WRITER, jsonl.WRITER)}
+
+
+WRITERS: dict[str, WriterFormat] = _formats()
+"""The output formats of `evalrun score`, by name, in the order `--help` lists them."""
+
+
+class Collect:
+    """A writer that keeps every result, in input order: for the library and tests, on inputs
+    small enough to hold (the other writers stream)."""
+
+    encoder = staticmethod(list)
+
+    def __init__(self) -> None:
+        self.items: list[Item] = []
+        self.summary: Summary | None = None
+
+    def write(self, items: list[Item]) -> None:
+        self.items.extend(items)
+
+    def close(self, summary: Summary) -> None:
+        self.summary = summary
