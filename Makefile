@@ -1,30 +1,59 @@
 # Two commands do all the set-up on a fresh machine with only Python and pip:
-#   make run    creates .venv, installs evalrun, scores the example corpus in traces/
-#   make test   creates .venv, installs evalrun with its dev extras, runs ruff and pytest
+#   make run    creates .venv, installs evalrun (what running needs, nothing more), scores the
+#               example corpus in traces/
+#   make test   creates .venv, installs evalrun with its dev extras (pytest, hypothesis, ruff,
+#               mypy, Dask, Playwright), runs ruff, mypy and pytest
+#   make fuzz   the long fuzz run (make test runs a short one)
 #   make bench  creates .venv/bench with the peers (the bench extra, which pulls in PyTorch, so it
 #               stays out of the dev environment), then runs scripts/bench.py (BENCH_ARGS=...)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
 BENCH_VENV  := $(VENV)/bench
 BENCH_STAMP := $(BENCH_VENV)/.installed
 BENCH_ARGS  ?=
+FUZZ_EXAMPLES ?= 20000
 
-.PHONY: run test lint bench clean
+# A .venv whose Python is gone, moved or too old (made by another PYTHON) is rebuilt, not kept
+# failing until `make clean`.
+ifneq ($(wildcard $(VENV)),)
+  ifneq ($(shell $(BIN)/python -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null && echo ok),ok)
+    $(info $(VENV) was made by a Python evalrun cannot use (missing, moved, or older than 3.10): rebuilding it with $(PYTHON))
+    $(shell rm -rf $(VENV))
+  endif
+endif
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+.PHONY: run test lint typecheck fuzz bench clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
+	  { echo "evalrun needs Python 3.10 or newer; $(PYTHON) is $$($(PYTHON) --version 2>&1). Run: make PYTHON=python3.11 ..." >&2; exit 2; }
+	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
 
-run: $(STAMP)
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(DEV_STAMP) $(RUN_STAMP)
+
+run: $(RUN_STAMP)
 	$(BIN)/evalrun score traces/
 
-test: $(STAMP)
+test: $(DEV_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/pytest
+
+typecheck: $(DEV_STAMP)
+	$(BIN)/mypy
+
+fuzz: $(DEV_STAMP)
+	EVALRUN_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -q tests/test_fuzz.py
 
 $(BENCH_STAMP): pyproject.toml
 	test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
@@ -35,9 +64,9 @@ $(BENCH_STAMP): pyproject.toml
 bench: $(BENCH_STAMP)
 	$(BENCH_VENV)/bin/python scripts/bench.py $(BENCH_ARGS)
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis tests/artifacts

@@ -30,9 +30,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import dask
 import dask.bag as db
 import fsspec
+from dask.delayed import delayed
 
 from .scoring import Config, graded
 from .summary import Summary
@@ -76,7 +76,7 @@ def summary_of(
     reading = reading or Reading()
     reading.reader()  # bad options fail here, not on the workers
     # Sent to each worker once, not with every task; not traversed (it is one opaque object).
-    shared = dask.delayed(config, name=f"evalrun-config-{uuid.uuid4().hex}", traverse=False)
+    shared = delayed(config, name=f"evalrun-config-{uuid.uuid4().hex}", traverse=False)
     parts = bag.map_partitions(_score_partition, shared, reading, storage_options or {})
     return parts.reduction(_merge, _merge, split_every=split_every)
 

@@ -52,7 +52,7 @@ def json_eq(a: Any, b: Any) -> bool:
         return ta is tb and a == b
     if tb is dict or tb is list:
         return False
-    return a == b
+    return bool(a == b)
 
 
 def canon_key(v: Any) -> Any:

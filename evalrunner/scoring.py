@@ -57,7 +57,7 @@ def graded(config: Config, reader: TraceReader, lines: Iterable[tuple[str, Any]]
     """Each record the lines hold, graded (or why it cannot be): the loop every path shares."""
     grade = config.grader.grade_record
     for item in reader.records(lines):
-        yield item if type(item) is TraceError else grade(*item)
+        yield item if isinstance(item, TraceError) else grade(item.record, item.source)
 
 
 def score(

@@ -26,7 +26,7 @@ class ToolStats:
     calls: int = 0
     reported_failed_calls: int = 0
     true_failed_calls: int = 0
-    false_failures: Counter = field(default_factory=Counter)
+    false_failures: Counter[str] = field(default_factory=Counter)
 
     def merge(self, other: ToolStats) -> None:
         self.calls += other.calls
@@ -40,7 +40,7 @@ class Summary:
     tools: int = 0
     """Tools defined (configuration, not counted per run)."""
     tools_with_norms: int = 0
-    tools_norm_names: frozenset = frozenset()
+    tools_norm_names: frozenset[str] = frozenset()
     runs: int = 0
     calls: int = 0
     """Calls graded: every call but `extra` ones (outside the sequence, allowed by the mode)."""
@@ -51,13 +51,13 @@ class Summary:
     reported_failed_calls: int = 0
     true_failed_runs: int = 0
     true_failed_calls: int = 0
-    verdicts: Counter = field(default_factory=Counter)
-    false_failures: Counter = field(default_factory=Counter)
-    false_passes: Counter = field(default_factory=Counter)
+    verdicts: Counter[str] = field(default_factory=Counter)
+    false_failures: Counter[str] = field(default_factory=Counter)
+    false_passes: Counter[str] = field(default_factory=Counter)
     effects_checked: int = 0
     effects_failed: int = 0
     effects_unverified: int = 0
-    suspects: Counter = field(default_factory=Counter)
+    suspects: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     by_tool: dict[str, ToolStats] = field(default_factory=dict)
     examples: dict[str, tuple[Order, dict[str, Any]]] = field(default_factory=dict)
     """Per shape, the earliest run that shows it, with the difference to read."""

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import IO, Annotated
 
 import typer
 from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
 from ..model import InputError
 from ..write.table import data_console as data_console  # the listings print through it too
@@ -48,7 +51,7 @@ def fail(message: str) -> typer.Exit:
 
 
 @contextmanager
-def input_errors():
+def input_errors() -> Iterator[None]:
     """Unusable input ends the command with exit code 2 and a message that says what to fix."""
     try:
         yield
@@ -57,7 +60,7 @@ def input_errors():
 
 
 @contextmanager
-def output_stream(path: Path | None):
+def output_stream(path: Path | None) -> Iterator[IO[bytes]]:
     """The binary stream data goes to: FILE, or standard output."""
     if path is None:
         yield sys.stdout.buffer
@@ -71,3 +74,47 @@ def output_stream(path: Path | None):
             yield f
     except OSError as e:
         raise fail(f"cannot write {path}: {e.strerror or e}") from None
+
+
+@contextmanager
+def progress(what: str) -> Iterator[Callable[[int], None] | None]:
+    """A callback to tell how many records have been read: a progress line on stderr, shown when
+    stderr is a terminal and the work takes more than a moment; None (no callback) otherwise."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    shown = _Progress(what)
+    try:
+        yield shown
+    finally:
+        shown.stop()
+
+
+class _Progress:
+    DELAY = 0.5
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.start = time.monotonic()
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
+
+    def __call__(self, lines: int) -> None:
+        if self.bar is None:
+            if time.monotonic() - self.start < self.DELAY:
+                return
+            self.bar = Progress(
+                SpinnerColumn(),
+                TextColumn(f"{self.what}: {{task.completed:,}} records"),
+                TimeElapsedColumn(),
+                console=stderr(),
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(self.what, total=None)
+        assert self.task is not None
+        self.bar.update(self.task, completed=lines)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()

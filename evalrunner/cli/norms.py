@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich import box
 from rich.table import Table
 
@@ -14,7 +16,7 @@ def norms(format: FormatOpt = Format.table) -> None:
     """List the normalizers a parameter can name in x-eval-norm, with class and meaning."""
     with input_errors():
         registry = load_registry()
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "name": n.name,
             "class": n.cls,

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import os
-import sys
-import time
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from ..scoring import load_config
 from ..scoring import score as run_scoring
@@ -26,6 +23,7 @@ from .common import (
     fail,
     input_errors,
     output_stream,
+    progress,
     stderr,
 )
 
@@ -149,9 +147,9 @@ def score(
                     limit=limit,
                 )
             )
-            with _progress() as progress:
+            with progress("scoring") as tick:
                 summary = run_scoring(
-                    config, paths, reading=reading, jobs=n_jobs, writer=writer, progress=progress
+                    config, paths, reading=reading, jobs=n_jobs, writer=writer, progress=tick
                 )
 
     err = stderr()
@@ -181,34 +179,3 @@ def _jobs(value: str) -> int:
     if not value.isdigit() or int(value) < 1:
         raise fail(f"--jobs takes a whole number of processes (1 or more) or auto, not {value!r}")
     return int(value)
-
-
-class _progress:
-    """A progress line on stderr when it is a terminal and scoring takes more than a moment."""
-
-    DELAY = 0.5
-
-    def __enter__(self):
-        self.start = time.monotonic()
-        self.bar: Progress | None = None
-        self.task = None
-        return self if sys.stderr.isatty() else None
-
-    def __call__(self, lines: int) -> None:
-        if self.bar is None:
-            if time.monotonic() - self.start < self.DELAY:
-                return
-            self.bar = Progress(
-                SpinnerColumn(),
-                TextColumn("scoring: {task.completed:,} lines"),
-                TimeElapsedColumn(),
-                console=stderr(),
-                transient=True,
-            )
-            self.bar.start()
-            self.task = self.bar.add_task("score", total=None)
-        self.bar.update(self.task, completed=lines)
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.stop()

@@ -31,7 +31,7 @@ def not_json(line: bytes | str, source: str) -> TraceError:
     (Parsed with its newline, a line cut short would be reported at "line 2 column 1".)
     """
     try:
-        orjson.loads(line.rstrip(b"\r\n" if isinstance(line, bytes) else "\r\n"))
+        orjson.loads(line.rstrip(b"\r\n") if isinstance(line, bytes) else line.rstrip("\r\n"))
     except orjson.JSONDecodeError as e:
         return TraceError(source, f"line is not valid JSON: {e}")
     return TraceError(source, "line is not valid JSON")  # pragma: no cover (it parsed: cannot be)
@@ -47,7 +47,7 @@ def parse_record(record: Any, source: str) -> Run | TraceError:
     calls = []
     for i, raw in enumerate(raw_calls):
         call = parse_call(raw, i)
-        if type(call) is str:
+        if isinstance(call, str):
             return TraceError(source, call)
         calls.append(call)
     case_id = record.get("case_id")

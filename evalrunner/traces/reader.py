@@ -92,7 +92,7 @@ class TraceReader:
         Grouped runs still open when the lines end are flushed then: call once per file.
         """
         for item in self.records(lines):
-            yield item if type(item) is TraceError else parse_record(item.record, item.source)
+            yield item if isinstance(item, TraceError) else parse_record(item.record, item.source)
 
     def records(self, lines: Iterable[tuple[str, Any]]) -> Iterator[NativeRecord | TraceError]:
         """`read`, stopping short of parsing: native run records, as the grader's memo takes them

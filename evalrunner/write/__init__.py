@@ -41,9 +41,11 @@ class Output:
 
 
 class Writer(Protocol):
-    encoder: Encoder | None
-    """Renders a batch of results (in a worker process under `--jobs`, so it must pickle: a
-    module-level function or a partial of one); None when the writer needs only the summary."""
+    @property
+    def encoder(self) -> Encoder | None:
+        """Renders a batch of results (in a worker process under `--jobs`, so it must pickle: a
+        module-level function or a partial of one); None when the writer needs only the summary."""
+        ...
 
     def write(self, encoded: Any) -> None:
         """Take one batch, as `encoder` rendered it, in input order."""
@@ -79,9 +81,8 @@ class Collect:
     """A writer that keeps every result, in input order: for the library and tests, on inputs
     small enough to hold (the other writers stream)."""
 
-    encoder = staticmethod(list)
-
     def __init__(self) -> None:
+        self.encoder: Encoder | None = list
         self.items: list[Item] = []
         self.summary: Summary | None = None
 

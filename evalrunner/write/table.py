@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import textwrap
+from collections import Counter
 from collections.abc import Sequence
 from functools import partial
 from typing import IO, Any
@@ -78,7 +79,7 @@ WRITER = WriterFormat(
 def data_console(stream: IO[bytes] | Any, *, to_file: bool) -> Console:
     """A console for table output: the terminal's width, or 100 columns and no colour in a file."""
     if to_file:
-        return Console(file=_TextOut(stream), width=100, color_system=None, highlight=False)
+        return Console(file=_TextOut(stream), width=100, color_system=None, highlight=False)  # type: ignore[arg-type]
     width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "80"))
     return Console(highlight=False, width=width)
 
@@ -194,7 +195,15 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
             )
 
 
-def _shape_table(console, title, share_of, shapes, counts, whole, examples) -> None:
+def _shape_table(
+    console: Console,
+    title: str,
+    share_of: str,
+    shapes: Sequence[str],
+    counts: Counter[str],
+    whole: int,
+    examples: dict[str, tuple[Any, dict[str, Any]]],
+) -> None:
     total = sum(counts[k] for k in shapes)
     console.print(f"[bold]{title}[/bold]: {_n(total)} runs ({_pct(total, whole)} {share_of})")
     for shape in shapes:

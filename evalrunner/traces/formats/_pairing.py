@@ -33,7 +33,7 @@ class Pairer:
 
     def has_open(self, call_id: Any) -> bool:
         queue = self._by_id.get(id_key(call_id))
-        return bool(queue) and any(i not in self._answered for i in queue)
+        return queue is not None and any(i not in self._answered for i in queue)
 
     def reply(self, call_id: Any, fields: dict[str, Any]) -> None:
         index = None
@@ -79,8 +79,9 @@ def openai_reply(content: Any) -> Any:
     text = content
     if type(content) is list:
         parts = [p.get("text") for p in content if type(p) is dict]
-        if parts and all(type(t) is str for t in parts):
-            text = "".join(parts)
+        texts = [t for t in parts if isinstance(t, str)]
+        if texts and len(texts) == len(parts):
+            text = "".join(texts)
     if type(text) is str and text[:1] == "{":
         try:
             parsed = orjson.loads(text)

@@ -99,7 +99,7 @@ class OtelGrouper:
 
     def add(self, record: Any, source: str) -> Iterator[NativeRecord | TraceError]:
         spans = _otel_spans(record)
-        if type(spans) is str:
+        if isinstance(spans, str):
             yield TraceError(source, f"otel: {spans}")
             return
         if not spans:
