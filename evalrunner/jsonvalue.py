@@ -31,6 +31,28 @@ MISSING: Final[Any] = _Missing()
 """The one absent value: `Param.default` when none is declared, `Run.world` when none is recorded."""
 
 
+MAX_DEPTH: Final = 128
+"""The deepest JSON value evalrun handles (a trace record, a case's arguments). orjson writes at
+most 255 levels and the results JSON wraps a value in about eight, and comparison keys recurse:
+128 leaves room for both, and real tool arguments are a few levels deep."""
+
+
+def depth(value: Any) -> int:
+    """How deeply a JSON value nests (a scalar is 0, `[]` is 1), counted without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if type(v) is dict:
+            d += 1
+            stack.extend((x, d) for x in v.values())
+        elif type(v) is list:
+            d += 1
+            stack.extend((x, d) for x in v)
+        deepest = max(deepest, d)
+    return deepest
+
+
 def json_eq(a: Any, b: Any) -> bool:
     """JSON equality (see the module docstring)."""
     ta, tb = type(a), type(b)

@@ -13,7 +13,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import chain, islice
+from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -23,7 +23,8 @@ from .norms import Normalizer, load_registry
 from .score import Grader, RunResult
 from .summary import Summary
 from .tools import load_tools
-from .traces import STDIN, GroupingSeen, Reading, TraceReader, iter_lines, trace_files
+from .traces import GroupingSeen, Reading, TraceReader, iter_lines, trace_files
+from .traces.lines import MAX_LINE_BYTES, block_lines, label_of, open_trace, read_blocks
 from .write import Writer
 
 Item = RunResult | TraceError
@@ -87,7 +88,8 @@ def score(
     if jobs == 1 or (reader.format is not None and reader.format.group is not None):
         # Runs of a grouping format (OpenTelemetry spans) span lines and files: one reader.
         for file_no, name in enumerate(files):
-            out.take(file_no, 0, graded(config, reader, iter_lines(name, stdin=stdin)))
+            lines = iter_lines(name, stdin=stdin, max_line=reading.max_line_bytes)
+            out.take(file_no, 0, graded(config, reader, lines))
     else:
         _score_parallel(config, files, reading, jobs, out, stdin)
     summary = out.summary.finish()
@@ -157,7 +159,7 @@ def _score_parallel(
     A file that turns out to hold records of a grouping format is read here, from that batch on.
     """
     reader = reading.reader()
-    batches = _Batches(files, stdin)
+    batches = _Batches(files, stdin, reading.max_line_bytes)
     pending: deque[tuple[_Batch, Any]] = deque()
 
     def read_here(batch: _Batch) -> None:
@@ -198,27 +200,17 @@ class _Batch:
     count: int
     """How many records (lines that are not blank) it holds."""
     pairs: list[tuple[str, Any]] | None = None
-    """(`file:line`, bytes) as `traces.iter_lines` gives them: stdin and compressed files."""
+    """(`file:line`, a line's place) as `traces.iter_lines` gives them: read errors and
+    pretty-printed records."""
     block: tuple[str, int, bytes] | None = None
-    """A plain file's whole lines as read, with its label and the number of its first line: the
-    worker splits them, so that this process, which also writes, does no work per line."""
+    """Whole lines as read, with the file's label and the number of the first line: the worker
+    splits them, so that this process, which also writes, does no work per line."""
 
     def lines(self) -> Iterator[tuple[str, Any]]:
         """(`file:line`, bytes) for each line that is not blank, as `traces.iter_lines` gives."""
         if self.block is None:
             return iter(self.pairs or ())
-        return _block_lines(*self.block)
-
-
-def _block_lines(label: str, number: int, data: bytes) -> Iterator[tuple[str, bytes]]:
-    lines = data.split(b"\n")
-    last = lines.pop()  # what follows the last newline: nothing, or a last line without one
-    for line in lines:
-        if line.strip():
-            yield f"{label}:{number}", line + b"\n"
-        number += 1
-    if last.strip():
-        yield f"{label}:{number}", last
+        return block_lines(*self.block)
 
 
 _BLANK = re.compile(rb"\n[ \t\r\x0b\x0c]*(?=\n|\Z)")
@@ -233,8 +225,10 @@ def _blank_lines(block: bytes) -> int:
 class _Batches:
     """Every input's lines in batches, in order; an InputError in the place its file would be."""
 
-    def __init__(self, files: list[str], stdin: BinaryIO | None) -> None:
-        self._it = self._read(files, stdin)
+    def __init__(
+        self, files: list[str], stdin: BinaryIO | None, max_line: int = MAX_LINE_BYTES
+    ) -> None:
+        self._it = self._read(files, stdin, max_line)
         self._back: _Batch | InputError | None = None
 
     def __iter__(self) -> Iterator[_Batch | InputError]:
@@ -254,60 +248,36 @@ class _Batches:
                 return
             yield batch
 
-    @classmethod
-    def _read(cls, files: list[str], stdin: BinaryIO | None) -> Iterator[_Batch | InputError]:
+    @staticmethod
+    def _read(
+        files: list[str], stdin: BinaryIO | None, max_line: int
+    ) -> Iterator[_Batch | InputError]:
         for file_no, name in enumerate(files):
+            label, record = label_of(name), 0
             try:
-                if name == STDIN or name.endswith(".gz"):
-                    yield from cls._lines(file_no, name, stdin)
-                else:
-                    yield from cls._blocks(file_no, name)
+                with open_trace(name, stdin) as stream:
+                    blocks = read_blocks(label, stream, max_line=max_line, block_bytes=BATCH_BYTES)
+                    for block in blocks:
+                        if isinstance(block, tuple):
+                            data = block[1]
+                            lines = data.count(b"\n") + (not data.endswith(b"\n"))
+                            records = lines - _blank_lines(data)
+                            if records:
+                                yield _Batch(file_no, record, records, block=(label, *block))
+                            record += records
+                            continue
+                        pairs = (
+                            [(block.source, block)]
+                            if isinstance(block, TraceError)
+                            else list(block.records())
+                        )
+                        for at in range(0, len(pairs), BATCH_LINES):
+                            part = pairs[at : at + BATCH_LINES]
+                            yield _Batch(file_no, record, len(part), pairs=part)
+                            record += len(part)
             except InputError as e:
                 yield e
                 return
-
-    @staticmethod
-    def _lines(
-        file_no: int, name: str, stdin: BinaryIO | None, *, skip: int = 0
-    ) -> Iterator[_Batch]:
-        """Batches of `iter_lines` pairs, from record number `skip` on."""
-        first, pairs, size = skip, [], 0
-        for pair in islice(iter_lines(name, stdin=stdin), skip, None):
-            pairs.append(pair)
-            size += len(pair[1]) if type(pair[1]) is bytes else 0
-            if len(pairs) >= BATCH_LINES or size >= BATCH_BYTES:
-                yield _Batch(file_no, first, len(pairs), pairs=pairs)
-                first, pairs, size = first + len(pairs), [], 0
-        if pairs:
-            yield _Batch(file_no, first, len(pairs), pairs=pairs)
-
-    @classmethod
-    def _blocks(cls, file_no: int, name: str) -> Iterator[_Batch]:
-        """A plain file in blocks of whole lines, counted here (in C) and split by the workers."""
-        try:
-            stream = open(name, "rb")  # noqa: SIM115 (closed below)
-        except OSError:
-            yield from cls._lines(file_no, name, None)  # iter_lines says why, in its turn
-            return
-        line, record, carry = 1, 0, b""
-        with stream:
-            while True:
-                try:
-                    data = stream.read(BATCH_BYTES)
-                except OSError:  # read the rest as `score` does: the same lines, the same error
-                    yield from cls._lines(file_no, name, None, skip=record)
-                    return
-                buf = carry + data
-                cut = len(buf) if not data else buf.rfind(b"\n") + 1
-                block, carry = buf[:cut], buf[cut:]
-                if block:
-                    lines = block.count(b"\n") + (not block.endswith(b"\n"))
-                    records = lines - _blank_lines(block)
-                    if records:
-                        yield _Batch(file_no, record, records, block=(name, line, block))
-                    line, record = line + lines, record + records
-                if not data:
-                    return
 
 
 class _Worker:

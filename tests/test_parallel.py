@@ -25,6 +25,7 @@ from evalrunner.cli import app
 from evalrunner.model import TraceError
 from evalrunner.scoring import load_config, score
 from evalrunner.traces import iter_lines
+from evalrunner.traces import lines as lines_module
 from evalrunner.write import Collect
 from evalrunner.write.results import encode_item, encode_items
 
@@ -292,9 +293,9 @@ def test_jobs_auto(generated, tmp_path):
     )
 
 
-def test_a_read_error_in_a_block_reads_the_rest_line_by_line(generated, monkeypatch):
-    """If reading a block fails, the rest of the file is read as `score` reads it, from the first
-    record not dealt out yet (here the second read fails and the file reads fine afterwards)."""
+def test_a_read_error_stops_both_readings_at_the_same_line(generated, monkeypatch):
+    """One reader serves `score` and `--jobs`: if a read fails mid-file, both read the same lines
+    before it and report the break at the same line, and the records are numbered alike."""
     path = str(generated / "traces" / "part-00.jsonl")
     real_open = open
 
@@ -314,10 +315,13 @@ def test_a_read_error_in_a_block_reads_the_rest_line_by_line(generated, monkeypa
         def __exit__(self, *exc):
             self.stream.close()
 
-    monkeypatch.setattr(pipeline, "open", lambda *a: Flaky(real_open(*a)), raising=False)
+    monkeypatch.setattr(lines_module, "open", lambda *a: Flaky(real_open(*a)), raising=False)
+    monkeypatch.setattr(pipeline, "BATCH_BYTES", lines_module.BLOCK_BYTES // 16)
+    monkeypatch.setattr(lines_module, "BLOCK_BYTES", lines_module.BLOCK_BYTES // 16)
     batches = list(pipeline._Batches([path], None))
-    assert {b.block is None for b in batches} == {True, False}
-    assert [pair for b in batches for pair in b.lines()] == list(iter_lines(path))
+    read = list(iter_lines(path))
+    assert [pair for b in batches for pair in b.lines()] == read
+    assert "cannot be read past this point: I/O error" in read[-1][1].error
     assert [b.first for b in batches] == [
         sum(b.count for b in batches[:i]) for i in range(len(batches))
     ]

@@ -145,11 +145,19 @@ def test_errored_attempts(tmp_path, call, errored):
 
 
 def test_world_null_is_no_world_and_ids_default(tmp_path):
-    d = write(tmp_path, "a.jsonl", [json.dumps({"case_id": 7, "calls": [], "world": None})])
+    d = write(tmp_path, "a.jsonl", [json.dumps({"case_id": "7", "calls": [], "world": None})])
     (r,) = read_runs([d])
     assert r.world is MISSING
     assert r.run_id == f"{d}/a.jsonl:1"  # no run_id: the record's place stands in for it
     assert r.case_id == "7"
+
+
+def test_a_case_id_that_is_a_number_is_not_the_case_of_that_name(tmp_path):
+    """Case ids are strings: `7` does not match the case "7", and the line says why."""
+    d = write(tmp_path, "a.jsonl", [json.dumps({"case_id": 7, "calls": []})])
+    (r,) = read_runs([d])
+    assert isinstance(r, TraceError)
+    assert r.error == 'case_id 7 is a number; case ids are strings (write "7")'
 
 
 def test_a_truncated_gzip_is_reported_not_fatal(tmp_path):
@@ -164,7 +172,7 @@ def test_a_truncated_gzip_is_reported_not_fatal(tmp_path):
 
 
 def test_missing_path_is_an_input_error(tmp_path):
-    with pytest.raises(InputError, match=r"traces directory '.*nope' does not exist"):
+    with pytest.raises(InputError, match=r"trace file or directory '.*nope' does not exist"):
         list(read_runs([tmp_path / "nope"]))
 
 

@@ -1,75 +1,388 @@
 """Trace inputs as lines: which files a path names, and each file's non-blank lines, numbered.
 
 Inputs are `.jsonl` files, `.jsonl.gz` files, directories of them (recursive, sorted), or `-` for
-standard input. Nothing is held beyond the current line. Where a file breaks off (a truncated
-gzip, a dropped connection) the reader yields a `TraceError` in the line's place and stops: the
-lines before it are kept, and what was lost is counted.
+standard input. Every way evalrun reads trace lines goes through here (`evalrun score` in one
+process or many, `lint --traces`, `diff`, `suggest`, `audit`, Dask), so line numbers and read
+errors are the same everywhere.
 
-Every way evalrun reads trace lines goes through here (`evalrun score` in one process or many,
-`lint --traces`, `diff`, Dask), so line numbers and read errors are the same everywhere.
+A file is read in blocks of whole lines (`read_blocks`), split into lines only where they are
+graded (a worker under `--jobs`). Nothing is held beyond the current block, and a line longer than
+the bound (`MAX_LINE_BYTES`, or `--max-line-bytes`) is skipped without being held: it is reported
+in its place, as is the point where a file breaks off (a truncated gzip, a dropped connection).
+A UTF-8 byte order mark at the start of a file is not part of its first line.
+
+A file that is not JSON Lines but pretty-printed JSON (one JSON array of records, or JSON objects
+one after another, as some exporters write them) is read record by record (`read_documents`), each
+known by the line it starts on.
 """
 
 from __future__ import annotations
 
 import gzip
+import json
 import sys
 import zlib
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .._files import list_files
 from ..model import InputError, TraceError
 
 TRACE_SUFFIXES = (".jsonl", ".jsonl.gz")
 STDIN = "-"
+BLOCK_BYTES = 2**20
+MAX_LINE_BYTES = 64 * 2**20
+"""The longest trace line read (64 MiB): a longer one is reported, never held in memory."""
+BOM = b"\xef\xbb\xbf"
+_READ_ERRORS = (OSError, EOFError, zlib.error)
 
 
-def trace_files(paths: Iterable[str | Path]) -> list[str]:
-    """The trace inputs named by `paths`, directories expanded (recursive, sorted); `-` is stdin."""
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A record already decoded (read from a pretty-printed file), in a line's place."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file under a traces directory that is not read, and why."""
+
+    path: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.why}"
+
+
+# ------------------------------------------------------------------------------------- files
+
+
+def trace_files(paths: Iterable[str | Path], *, skipped: list[Skipped] | None = None) -> list[str]:
+    """The trace inputs named by `paths`, directories expanded (recursive, sorted); `-` is stdin.
+
+    A file named explicitly is read whatever its name. Under a directory, `.jsonl` and
+    `.jsonl.gz` files are read; every other file is left out and, with `skipped`, named there
+    with the reason, as is a link that leads nowhere.
+    """
     found: list[str] = []
     for path in paths:
-        if str(path) == STDIN:
+        name = str(path)
+        if name == STDIN:
             found.append(STDIN)
-        else:
-            found.extend(
-                str(f)
-                for f in list_files(
-                    path, TRACE_SUFFIXES, what="traces", hint="name a trace file or directory"
-                )
+            continue
+        p = Path(path)
+        if p.is_file():
+            found.append(name)
+        elif p.is_dir():
+            found.extend(_walk(p, skipped))
+        elif p.is_symlink():
+            raise InputError(f"trace path {name!r} is a link to nothing ({_link_target(p)})")
+        elif not p.exists():
+            hint = ""
+            if name.lower() in ("true", "false", "yes", "no", "on", "off", "0", "1"):
+                hint = "; flags such as --strict take no value"
+            raise InputError(
+                f"trace file or directory {name!r} does not exist (name a trace file or "
+                f"directory, or - for standard input{hint})"
             )
+        else:
+            raise InputError(f"trace path {name!r} is neither a file nor a directory")
     return found
 
 
-def iter_lines(name: str, *, stdin: BinaryIO | None = None) -> Iterator[tuple[str, Any]]:
-    """(`file:line`, raw bytes) for each non-blank line; a TraceError if the file breaks off."""
-    with _open(name, stdin) as stream:
-        yield from stream_lines("<stdin>" if name == STDIN else name, stream)
-
-
-def stream_lines(label: str, stream: Iterable[bytes]) -> Iterator[tuple[str, Any]]:
-    """`iter_lines` for a stream already open: (`label:line`, bytes), blank lines skipped, and
-    a TraceError where the stream breaks off (a truncated gzip, a dropped connection)."""
-    number = 0
+def _walk(root: Path, skipped: list[Skipped] | None) -> list[str]:
+    found: list[Path] = []
     try:
-        for number, line in enumerate(stream, start=1):
-            if line.strip():
-                yield f"{label}:{number}", line
-    except (OSError, EOFError, zlib.error) as e:
-        where = f"{label}:{number + 1}"
-        yield where, TraceError(where, f"the file cannot be read past this point: {e}")
+        entries = sorted(root.rglob("*"), key=lambda f: f.as_posix())
+    except OSError as e:
+        raise InputError(f"cannot read traces directory {str(root)!r}: {e.strerror or e}") from None
+    for f in entries:
+        try:
+            is_file, is_dir = f.is_file(), f.is_dir()
+        except OSError as e:  # a link that loops
+            is_file = is_dir = False
+            if skipped is not None:
+                skipped.append(Skipped(str(f), f"cannot be read ({e.strerror or e})"))
+            continue
+        if is_dir:
+            continue
+        if not is_file:
+            if skipped is not None and f.is_symlink():
+                skipped.append(Skipped(str(f), f"a link to nothing ({_link_target(f)})"))
+            continue
+        if f.name.endswith(TRACE_SUFFIXES):
+            found.append(f)
+        elif skipped is not None and not f.name.startswith("."):
+            skipped.append(Skipped(str(f), _why_not_read(f)))
+    return [str(f) for f in found]
 
 
-def _open(name: str, stdin: BinaryIO | None) -> Any:
+def _why_not_read(f: Path) -> str:
+    if f.name.endswith((".json", ".json.gz")):
+        return (
+            "a .json file, not read: traces are JSON Lines (.jsonl, one record a line); "
+            "rename it to .jsonl, or name the file itself to read it"
+        )
+    return "not a trace file (.jsonl or .jsonl.gz), not read"
+
+
+def _link_target(p: Path) -> str:
+    try:
+        return f"it points to {p.readlink()}"
+    except OSError:
+        return "it cannot be followed"
+
+
+# ------------------------------------------------------------------------------------- lines
+
+
+def open_trace(name: str, stdin: BinaryIO | None = None) -> Any:
+    """The binary stream of a trace input (decompressed for `.gz`); InputError if it cannot be
+    opened. Use it in a `with`: standard input is left open."""
     if name == STDIN:
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        return _NoClose(stream)
+        return _NoClose(stdin if stdin is not None else sys.stdin.buffer)
     try:
         if name.endswith(".gz"):
             return gzip.open(name, "rb")
         return open(name, "rb")
     except OSError as e:
         raise InputError(f"{name}: cannot open this trace file: {e.strerror or e}") from None
+
+
+def label_of(name: str) -> str:
+    return "<stdin>" if name == STDIN else name
+
+
+def iter_lines(
+    name: str, *, stdin: BinaryIO | None = None, max_line: int = MAX_LINE_BYTES
+) -> Iterator[tuple[str, Any]]:
+    """(`file:line`, raw bytes) for each non-blank line, or (`file:line`, TraceError) where a
+    line is too long or the file breaks off; a pretty-printed file gives its records decoded
+    (`Parsed`), each at the line it starts on."""
+    with open_trace(name, stdin) as stream:
+        yield from stream_lines(label_of(name), stream, max_line=max_line)
+
+
+def stream_lines(
+    label: str, stream: Any, *, max_line: int = MAX_LINE_BYTES
+) -> Iterator[tuple[str, Any]]:
+    """`iter_lines` for a stream already open (anything with `read(n)`)."""
+    for block in read_blocks(label, stream, max_line=max_line):
+        if isinstance(block, TraceError):
+            yield block.source, block
+        elif isinstance(block, Documents):
+            yield from block.records()
+        else:
+            yield from block_lines(label, *block)
+
+
+def block_lines(label: str, number: int, data: bytes) -> Iterator[tuple[str, bytes]]:
+    """The non-blank lines of a block of whole lines whose first line is `number`."""
+    lines = data.split(b"\n")
+    last = lines.pop()  # what follows the last newline: nothing, or a last line without one
+    for line in lines:
+        if line.strip():
+            yield f"{label}:{number}", line
+        number += 1
+    if last.strip():
+        yield f"{label}:{number}", last
+
+
+def read_blocks(
+    label: str, stream: Any, *, max_line: int = MAX_LINE_BYTES, block_bytes: int | None = None
+) -> Iterator[tuple[int, bytes] | TraceError | Documents]:
+    """A stream as blocks of whole lines, (number of the block's first line, bytes), in order.
+
+    A line longer than `max_line` is a TraceError in its place, and is never held whole; so is
+    the point where the stream breaks off. A stream that turns out to be pretty-printed JSON is
+    handed on whole as `Documents`.
+    """
+    number = 1  # the line the next block starts with
+    carry: list[bytes] = []  # the start of a line that continues in the next read
+    carried = 0
+    dropping = -1  # bytes of a too-long line dropped so far; -1 when not dropping
+    undecided = True  # JSON Lines or pretty-printed: told by the first whole line
+    # read1 returns what one underlying read gives: where a stream breaks off (a truncated gzip),
+    # everything before the break is read, whatever the block size.
+    read = getattr(stream, "read1", stream.read)
+    block_bytes = block_bytes or BLOCK_BYTES
+    while True:
+        try:
+            data = read(block_bytes)
+        except _READ_ERRORS as e:
+            yield TraceError(f"{label}:{number}", f"the file cannot be read past this point: {e}")
+            return
+        if undecided:
+            if data and b"\n" not in data and carried + len(data) <= max_line:
+                carry.append(data)
+                carried += len(data)
+                continue
+            undecided, eof = False, not data
+            data, carry, carried = b"".join((*carry, data)), [], 0
+            if data.startswith(BOM):
+                data = data[len(BOM) :]
+            if _pretty(data):
+                yield Documents(label, stream, data, max_line)
+                return
+            if eof and data:  # the whole stream is one line without a newline
+                yield from _whole_lines(label, number, data, max_line)
+                return
+        if not data:
+            break
+        cut = data.rfind(b"\n")
+        if cut < 0:  # no line ends in this read
+            if dropping >= 0:
+                dropping += len(data)
+            else:
+                carry.append(data)
+                carried += len(data)
+                if carried > max_line:
+                    dropping, carry, carried = carried, [], 0
+            continue
+        head, tail = data[: cut + 1], data[cut + 1 :]
+        if dropping >= 0:
+            end = head.index(b"\n")
+            yield _too_long(label, number, dropping + end, max_line)
+            number, head, dropping = number + 1, head[end + 1 :], -1
+        elif carry:
+            head = b"".join((*carry, head))
+            carry, carried = [], 0
+        if head:
+            yield from _whole_lines(label, number, head, max_line)
+            number += head.count(b"\n")
+        if len(tail) > max_line:
+            dropping = len(tail)
+        elif tail:
+            carry, carried = [tail], len(tail)
+    if dropping >= 0:
+        yield _too_long(label, number, dropping, max_line)
+    elif carry:
+        yield from _whole_lines(label, number, b"".join(carry), max_line)
+
+
+def _whole_lines(
+    label: str, number: int, block: bytes, max_line: int
+) -> Iterator[tuple[int, bytes] | TraceError]:
+    """A block of whole lines, with any line longer than `max_line` cut out and reported."""
+    if len(block) <= max_line:
+        yield number, block
+        return
+    start = 0
+    while start < len(block):
+        end = block.find(b"\n", start)
+        end = len(block) if end < 0 else end
+        if end - start > max_line:
+            yield _too_long(label, number, end - start, max_line)
+            number += 1
+            start = end + 1
+            continue
+        # the run of lines from here that fit
+        run_start, run_number = start, number
+        while start < len(block):
+            end = block.find(b"\n", start)
+            end = len(block) if end < 0 else end
+            if end - start > max_line:
+                break
+            start, number = end + 1, number + 1
+        yield run_number, block[run_start:start]
+
+
+def _too_long(label: str, number: int, size: int, max_line: int) -> TraceError:
+    where = f"{label}:{number}"
+    return TraceError(
+        where,
+        f"the line is {size:,} bytes, longer than the {max_line:,} evalrun reads "
+        "(skipped without being read; raise --max-line-bytes to read it)",
+    )
+
+
+# ------------------------------------------------------------------------- pretty-printed JSON
+
+
+def _pretty(data: bytes) -> bool:
+    """Whether a file starting with `data` is pretty-printed JSON, not JSON Lines: its first line
+    opens an array or an object that the line does not close."""
+    line = data.split(b"\n", 1)[0].strip()
+    if not line or line[:1] not in (b"[", b"{"):
+        return False
+    try:
+        json.loads(line)
+    except ValueError:
+        return line in (b"[", b"{") or line.endswith((b"{", b"[", b","))
+    return False
+
+
+class Documents:
+    """A pretty-printed JSON file: one array of records, or JSON values one after another."""
+
+    def __init__(self, label: str, stream: Any, head: bytes, max_line: int) -> None:
+        self.label = label
+        self.stream = stream
+        self.head = head
+        self.max_line = max_line
+
+    def records(self) -> Iterator[tuple[str, Any]]:
+        """(`file:line` where each record starts, Parsed(record)), or a TraceError where the file
+        stops being readable JSON (the rest of the file is not read)."""
+        decoder = json.JSONDecoder(parse_constant=_no_constant)
+        text, line, pos = self._decode(self.head), 1, 0
+        in_array = False
+        more = True
+        while True:
+            pos, line = _skip(text, pos, line, ",]" if in_array else "")
+            if pos == len(text) and more:
+                chunk = self._more()
+                more = chunk is not None
+                text, pos = text[pos:] + (chunk or ""), 0
+                continue
+            if pos == len(text):
+                return
+            if not in_array and text[pos] == "[" and line == 1 and not self._seen_any:
+                in_array, pos = True, pos + 1
+                continue
+            try:
+                value, end = decoder.raw_decode(text, pos)
+            except ValueError as e:
+                if more and len(text) - pos <= self.max_line:
+                    chunk = self._more()
+                    more = chunk is not None
+                    text, pos = text[pos:] + (chunk or ""), 0
+                    continue
+                where = f"{self.label}:{line}"
+                yield where, TraceError(where, f"pretty-printed JSON that cannot be read: {e}")
+                return
+            self._seen_any = True
+            yield f"{self.label}:{line}", Parsed(value)
+            line += text.count("\n", pos, end)
+            pos = end
+
+    _seen_any = False
+
+    def _more(self) -> str | None:
+        try:
+            data = self.stream.read(BLOCK_BYTES)
+        except _READ_ERRORS:
+            return None
+        return self._decode(data) if data else None
+
+    @staticmethod
+    def _decode(data: bytes) -> str:
+        return data.decode("utf-8", errors="replace")
+
+
+def _skip(text: str, pos: int, line: int, also: str) -> tuple[int, int]:
+    """Past white space (and `also`, separators), counting newlines."""
+    while pos < len(text) and (text[pos] in " \t\r\n" or text[pos] in also):
+        if text[pos] == "\n":
+            line += 1
+        pos += 1
+    return pos, line
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 class _NoClose:

@@ -9,20 +9,59 @@ run is read and the call is marked `malformed`.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
 
-from ..jsonvalue import json_kind
+from ..jsonvalue import MAX_DEPTH, depth, json_kind
 from ..model import MISSING, Call, Run, TraceError
 
+# One pass over a line's bytes tells whether it may hold what orjson reads wrongly or what is too
+# deep to handle: digits map to "0" and "[", "{" to "(" (other bytes stay), so 20 zeros in a row
+# may be an integer beyond 64 bits, and MAX_DEPTH "(" may be a value nested too deep.
+_SCAN = bytes.maketrans(b"0123456789[{", b"0000000000((")
+_BIG = b"0" * 20
 
-def parse_line(line: bytes | str, source: str) -> Run | TraceError:
+
+def decode(line: bytes, source: str) -> Any:
+    """A trace line's JSON value, read exactly; a TraceError when it cannot be scored.
+
+    orjson reads an integer beyond 64 bits as a float (18446744073709551616 and ...617 become
+    equal), so a line that may hold one is read with a parser that keeps big integers. A value
+    nested deeper than `MAX_DEPTH` is refused: nothing downstream (keys, comparisons, output)
+    could handle it, and one such line must not stop the run.
+    """
+    scan = line.translate(_SCAN)
     try:
-        record = orjson.loads(line)
-    except orjson.JSONDecodeError:
+        if _BIG in scan:
+            value = json.loads(line, parse_constant=_not_json_constant)
+        else:
+            value = orjson.loads(line)
+    except (orjson.JSONDecodeError, ValueError, RecursionError) as e:
+        if "depth" in str(e) or isinstance(e, RecursionError):
+            return _too_deep(source)
         return not_json(line, source)
-    return parse_record(record, source)
+    if scan.count(b"(") >= MAX_DEPTH and depth(value) > MAX_DEPTH:
+        return _too_deep(source)
+    return value
+
+
+def _too_deep(source: str) -> TraceError:
+    return TraceError(
+        source,
+        f"the record is nested more than {MAX_DEPTH} levels deep; evalrun reads up to "
+        f"{MAX_DEPTH} (skipped)",
+    )
+
+
+def _not_json_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse_line(line: bytes, source: str) -> Run | TraceError:
+    record = decode(line, source)
+    return record if isinstance(record, TraceError) else parse_record(record, source)
 
 
 def not_json(line: bytes | str, source: str) -> TraceError:
@@ -51,11 +90,17 @@ def parse_record(record: Any, source: str) -> Run | TraceError:
             return TraceError(source, call)
         calls.append(call)
     case_id = record.get("case_id")
+    if case_id is not None and type(case_id) is not str:
+        return TraceError(
+            source,
+            f"case_id {_text(case_id)} is {json_kind(case_id)}; case ids are strings "
+            f"(write {json.dumps(_text(case_id))})",
+        )
     world = record.get("world", MISSING)
     meta = record.get("meta")
     return Run(
         run_id=run_id_of(record, source),
-        case_id=case_id if type(case_id) is str else (None if case_id is None else _text(case_id)),
+        case_id=case_id,
         calls=tuple(calls),
         world=MISSING if world is None else world,
         meta=meta if type(meta) is dict else {},

@@ -12,12 +12,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from ..jsonvalue import json_kind
 from ..model import MISSING, InputError, Run, TraceError
 from .format import Grouper, GroupKeys, NativeRecord, Path, TraceFormat
-from .native import not_json, parse_record
+from .lines import MAX_LINE_BYTES, Parsed
+from .native import decode, parse_record
 from .registry import AUTO, detect, resolve, trace_formats, unknown_shape
 
 
@@ -34,12 +33,20 @@ class Reading:
     """Where each record keeps its case id, as a dotted path; None for each format's default."""
     run_key: str | None = None
     """Where each record keeps its run id, as `case_key`."""
+    max_line_bytes: int = MAX_LINE_BYTES
+    """The longest line read; a longer one is reported in its place, never held in memory."""
 
     def reader(self, **options: Any) -> TraceReader:
         """A new reader (one per scoring: it remembers which grouped runs it has finished)."""
         return TraceReader(
             self.trace_format, case_key=self.case_key, run_key=self.run_key, **options
         )
+
+
+RESULTS_RECORD = (
+    "an evalrun results record (the output of evalrun score), not a run: not scored; keep "
+    "results out of the traces"
+)
 
 
 class GroupingSeen(Exception):
@@ -99,16 +106,23 @@ class TraceReader:
         (`Grader.grade_record`)."""
         native_first = (self.format is None or self.format.name == "native") and not self._keyed
         for source, line in lines:
-            if type(line) is TraceError:
-                yield line
-                continue
-            try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                yield not_json(line, source)
+            if type(line) is bytes:
+                record = decode(line, source)
+                if type(record) is TraceError:
+                    yield record
+                    continue
+            elif type(line) is Parsed:
+                record = line.value
+            else:
+                yield line  # a TraceError in the line's place: a line too long, a broken file
                 continue
             # The hot path: a native run, told apart by one lookup before any detection.
-            if native_first and type(record) is dict and type(record.get("calls")) is list:
+            if (
+                native_first
+                and type(record) is dict
+                and type(record.get("calls")) is list
+                and "verdict" not in record
+            ):
                 yield NativeRecord(record, source)
             else:
                 yield from self.read_record(record, source)
@@ -121,6 +135,9 @@ class TraceReader:
 
     def read_record(self, record: Any, source: str) -> Iterator[NativeRecord | TraceError]:
         """The run(s) one decoded line holds: none yet for a record whose run is still open."""
+        if type(record) is dict and "verdict" in record and "reported" in record:
+            yield TraceError(source, RESULTS_RECORD)
+            return
         fmt = self.format if self.format is not None else detect(record, self.formats)
         if fmt is None:
             if type(record) is dict:
