@@ -114,7 +114,8 @@ def parse_tool(entry: Any, where: str, *, file: str = "", loc: Loc = ()) -> Tool
     schema_loc = (*loc, *keys)
     document = _Document(schema, schema_loc, where)
     params = _Reader(document).param(schema, schema_loc, "", (), 0)
-    description = spec.get("description") if isinstance(spec.get("description"), str) else ""
+    written = spec.get("description")
+    description = written if isinstance(written, str) else ""
     return Tool(
         name=name,
         params=params,
@@ -129,7 +130,7 @@ def parse_tool(entry: Any, where: str, *, file: str = "", loc: Loc = ()) -> Tool
     )
 
 
-def check_schema(schema: Mapping[str, Any], where: str) -> None:
+def check_schema(schema: dict[str, Any], where: str) -> None:
     """Check a parameter schema against its meta-schema (draft 2020-12 unless `$schema` says)."""
     if too_deep(schema):
         raise InputError(

@@ -32,7 +32,8 @@ argument; one that takes a second backtracks catastrophically, and would take mi
 
 
 def _refuse(uri: str) -> referencing.Resource[Any]:
-    raise referencing.exceptions.NoSuchResource(ref=uri)
+    # referencing's exceptions and Registry are attrs classes, whose fields mypy cannot see.
+    raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
 @dataclass(eq=False, slots=True)
@@ -90,7 +91,9 @@ class SchemaValidator:
         self._patterns = _Patterns()
         cls = validator_for(self.root, default=jsonschema.Draft202012Validator)
         bounded = _bounded(cls, self._patterns, _has_pattern_properties(self.root))
-        self._validator = bounded(self.root, registry=referencing.Registry(retrieve=_refuse))
+        # The document alone: `resolver_with_root` adds it, and retrieval refuses everything else.
+        sealed = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
+        self._validator = bounded(self.root, registry=sealed)
 
     def check(self, instance: Any, at: Loc = ()) -> Check:
         """Validate `instance` against the schema node at `at` (keys below the schema's root).
@@ -210,7 +213,8 @@ def _bounded(cls: Any, patterns: _Patterns, pattern_properties_anywhere: bool) -
     }
     if stock is not None:
         keywords["unevaluatedProperties"] = unevaluated_properties
-    return extend(cls, {k: v for k, v in keywords.items() if k in cls.VALIDATORS})
+    chosen = {k: v for k, v in keywords.items() if k in cls.VALIDATORS}
+    return extend(cls, chosen)  # type: ignore[no-untyped-call]
 
 
 def _has_pattern_properties(schema: Any) -> bool:
