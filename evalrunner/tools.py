@@ -426,7 +426,7 @@ class _Reader:
         if not isinstance(node, dict):  # a boolean schema: accepts anything (true) or nothing
             return Param(path=path, schema={}, loc=loc, raw=bool(node))
         resolved = self._deref(node, loc, refs, depth)
-        types = self._types(resolved[0], depth) if resolved is not None else ()
+        types = self._types(resolved[0], depth, path) if resolved is not None else ()
         flat = self._flatten(node, loc, refs, depth, path)
         if flat is None:  # a recursive $ref already being expanded: an opaque value here
             return Param(path=path, schema={}, loc=loc, raw=node)
@@ -519,9 +519,9 @@ class _Reader:
             node, refs, depth = {**target, **siblings}, (*refs, ref), depth + 1
         return node, origin, refs, depth
 
-    def _types(self, node: Mapping[str, Any], depth: int) -> tuple[str, ...]:
+    def _types(self, node: Mapping[str, Any], depth: int, path: str) -> tuple[str, ...]:
         """The JSON types a schema node accepts, from `type` or from its `anyOf`/`oneOf` branches."""
-        self._deeper(depth, "")
+        self._deeper(depth, path)
         found: list[str] = []
         declared = node.get("type")
         if isinstance(declared, str):
@@ -534,8 +534,7 @@ class _Reader:
                     if isinstance(branch, dict):
                         resolved = self._deref(branch, (), (), depth + 1)
                         inner, hops = (resolved[0], resolved[3]) if resolved else ({}, depth + 1)
-                        found.extend(self._types(inner, hops))
-
+                        found.extend(self._types(inner, hops, path))
         return tuple(dict.fromkeys(found))
 
     def _deeper(self, depth: int, path: str) -> None:
