@@ -6,23 +6,57 @@ are data: nothing in them is ever executed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
-from ._files import list_files, read_json_file
-from .model import MATCH_MODES, MISSING, Case, Effect, InputError, Step
-from .pointer import parse_pointer
+from ._files import check_keys, list_files, read_json_file
+from .jsonvalue import MAX_DEPTH, too_deep
+from .model import MATCH_MODES, MISSING, Case, Effect, EffectOp, InputError, MatchMode, Step
+from .pointer import Loc, parse_pointer
 
-EFFECT_OPS = ("equals", "contains", "count", "absent")
+EFFECT_OPS: Final = ("equals", "contains", "count", "absent")
+
+# The keys evalrun reads, and the keys users write for them (docs/lint.md, "Case keys"). Other keys
+# are kept as notes; a near miss of a known key (`mtach`, `expected_arg`) is a typo, an error.
+CASE_KEYS: Final = ("id", "input", "match", "accept", "effect", "expected_tool", "expected_args")
+CASE_CONFUSED: Final = {
+    # keys of a run in the results JSON, copied into a case
+    "case_id": "id",
+    "calls": "accept",
+    "effects": "effect",
+    # what a case expects, named another way
+    "expected": "accept",
+    "expected_calls": "accept",
+    "expected_effects": "effect",
+    "expected_arguments": "expected_args",
+}
+STEP_KEYS: Final = ("tool", "args", "name", "arguments")
+STEP_CONFUSED: Final = {
+    "tool_name": "tool",
+    "function": "tool",
+    "input": "args",  # Anthropic's tool_use block
+    "parameters": "args",
+    "params": "args",
+}
+EFFECT_KEYS: Final = ("at", "where", *EFFECT_OPS)
+EFFECT_CONFUSED: Final = {
+    "path": "at",
+    "pointer": "at",
+    "value": "equals",
+    "includes": "contains",
+    "length": "count",
+    "exists": "absent",
+}
 
 
 def load_cases(path: str | Path) -> dict[str, Case]:
     """Every case under `path` (a directory of `*.json`/`*.jsonl` files, or one file), by id.
 
     Raises InputError (naming the file, and the line for JSONL) for unreadable files, malformed
-    cases, an unknown match mode, or an id used twice.
+    cases, a misspelt key, values nested too deep, an unknown match mode, or an id used twice.
     """
     cases: dict[str, Case] = {}
     for file in list_files(path, (".json", ".jsonl"), what="cases", flag="--cases"):
@@ -41,11 +75,14 @@ def read_case_file(file: Path) -> list[Case]:
         return list(_read_jsonl(file))
     data = read_json_file(file, what="case")
     if isinstance(data, list):
-        return [parse_case(item, f"{file} case #{i}") for i, item in enumerate(data)]
-    return [parse_case(data, str(file))]
+        return [
+            parse_case(item, f"{file} case #{i}", file=str(file), loc=(i,))
+            for i, item in enumerate(data)
+        ]
+    return [parse_case(data, str(file), file=str(file))]
 
 
-def _read_jsonl(file: Path):
+def _read_jsonl(file: Path) -> Iterator[Case]:
     try:
         lines = file.read_bytes().splitlines()
     except OSError as e:
@@ -58,31 +95,39 @@ def _read_jsonl(file: Path):
             data = orjson.loads(line)
         except orjson.JSONDecodeError as e:
             raise InputError(f"{where}: this case line is not valid JSON ({e})") from None
-        yield parse_case(data, where)
+        yield parse_case(data, where, file=str(file), line=number)
 
 
-def parse_case(data: Any, where: str) -> Case:
-    """One case, in the `accept` form or the legacy `expected_tool`/`expected_args` form."""
+def parse_case(
+    data: Any, where: str, *, file: str = "", line: int | None = None, loc: Loc = ()
+) -> Case:
+    """One case, in the `accept` form or the legacy `expected_tool`/`expected_args` form.
+
+    `file`, `line` (JSONL) and `loc` (the case's place in a JSON list) say where it is written; the
+    case and its steps record their locations from them.
+    """
     if not isinstance(data, dict):
         raise InputError(f"{where}: a case must be a JSON object")
     case_id = data.get("id")
+    named = f"{where} (case {case_id!r})" if isinstance(case_id, str) and case_id else where
+    check_keys(data, CASE_KEYS, CASE_CONFUSED, what="a case", where=named)
     if not isinstance(case_id, str) or not case_id:
         raise InputError(f"{where}: the case has no 'id' (a non-empty string)")
-    source, where = where, f"{where} (case {case_id!r})"
+    source, where = where, named
+    default_match: MatchMode
     if "accept" in data:
-        accept = _accept(data["accept"], where)
+        accept = _accept(data["accept"], where, loc)
         default_match = "exact"
     elif "expected_tool" in data:
         # Legacy form: one expected call, graded as the start of the run.
-        accept = (
-            (
-                _step(
-                    {"tool": data["expected_tool"], "args": data.get("expected_args", {})},
-                    where,
-                    "expected_tool",
-                ),
-            ),
+        step = _step(
+            {"tool": data["expected_tool"], "args": data.get("expected_args", {})},
+            where,
+            "expected_tool",
+            (*loc, "expected_tool"),
+            (*loc, "expected_args"),
         )
+        accept = ((step,),)
         default_match = "prefix"
     else:
         raise InputError(
@@ -98,6 +143,7 @@ def parse_case(data: Any, where: str) -> Case:
     if not isinstance(effects, list):
         raise InputError(f"{where}: 'effect' must be a list of assertions")
     inp = data.get("input", "")
+    _shallow(inp, where, "'input'")
     return Case(
         id=case_id,
         accept=accept,
@@ -105,23 +151,46 @@ def parse_case(data: Any, where: str) -> Case:
         effects=tuple(_effect(e, f"{where} effect #{i}") for i, e in enumerate(effects)),
         input=inp if isinstance(inp, str) else orjson.dumps(inp).decode(),
         source=source,
+        file=file,
+        line=line,
+        loc=loc,
     )
 
 
-def _accept(raw: Any, where: str) -> tuple[tuple[Step, ...], ...]:
+def _shallow(value: Any, where: str, what: str) -> None:
+    """InputError when `value` is nested deeper than evalrun handles (see `MAX_DEPTH`)."""
+    if too_deep(value):
+        raise InputError(
+            f"{where}: {what} is nested more than {MAX_DEPTH} levels deep; evalrun reads values "
+            f"up to {MAX_DEPTH} levels"
+        )
+
+
+def _accept(raw: Any, where: str, loc: Loc) -> tuple[tuple[Step, ...], ...]:
     if not isinstance(raw, list) or not raw:
         raise InputError(f"{where}: 'accept' must be a non-empty list of call sequences")
     sequences = []
     for i, seq in enumerate(raw):
         if not isinstance(seq, list):
             raise InputError(f"{where}: accept[{i}] must be a list of calls ({{tool, args}})")
-        sequences.append(tuple(_step(s, where, f"accept[{i}][{j}]") for j, s in enumerate(seq)))
+        steps = []
+        for j, s in enumerate(seq):
+            at = (*loc, "accept", i, j)
+            tool_key = "tool" if not isinstance(s, dict) or "tool" in s else "name"
+            args_key = (
+                "arguments"
+                if isinstance(s, dict) and "args" not in s and "arguments" in s
+                else "args"
+            )
+            steps.append(_step(s, where, f"accept[{i}][{j}]", (*at, tool_key), (*at, args_key)))
+        sequences.append(tuple(steps))
     return tuple(sequences)
 
 
-def _step(raw: Any, where: str, at: str) -> Step:
+def _step(raw: Any, where: str, at: str, tool_loc: Loc, args_loc: Loc) -> Step:
     if not isinstance(raw, dict):
         raise InputError(f"{where}: {at} must be an object {{tool, args}}")
+    check_keys(raw, STEP_KEYS, STEP_CONFUSED, what="a step", where=f"{where}: {at}")
     tool = raw.get("tool", raw.get("name"))
     if not isinstance(tool, str) or not tool:
         raise InputError(f"{where}: {at} has no tool name ('tool', a non-empty string)")
@@ -130,23 +199,29 @@ def _step(raw: Any, where: str, at: str) -> Step:
         args = {}
     if not isinstance(args, dict):
         raise InputError(f"{where}: {at} 'args' must be an object, not {args!r}")
-    return Step(tool=tool, args=args)
+    _shallow(args, where, f"{at} 'args'")
+    return Step(tool=tool, args=args, tool_loc=tool_loc, args_loc=args_loc)
 
 
 def _effect(raw: Any, where: str) -> Effect:
-    if not isinstance(raw, dict) or not isinstance(raw.get("at"), str):
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: an effect needs 'at', a JSON Pointer string like '/refunds'")
+    check_keys(raw, EFFECT_KEYS, EFFECT_CONFUSED, what="an effect", where=where)
+    if not isinstance(raw.get("at"), str):
         raise InputError(f"{where}: an effect needs 'at', a JSON Pointer string like '/refunds'")
     try:
         tokens = parse_pointer(raw["at"])
     except ValueError as e:
         raise InputError(f"{where}: {e}") from None
-    ops = [op for op in EFFECT_OPS if op in raw]
+    ops: list[EffectOp] = [op for op in EFFECT_OPS if op in raw]
     if len(ops) != 1:
         raise InputError(
             f"{where}: an effect needs exactly one of {', '.join(EFFECT_OPS)} (found {ops or 'none'})"
         )
     op = ops[0]
     value, where_obj = raw[op], raw.get("where", MISSING)
+    _shallow(value, where, f"{op!r}")
+    _shallow(where_obj, where, "'where'")
     if op == "count" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
         raise InputError(f"{where}: 'count' must be a whole number >= 0")
     if op == "absent" and not isinstance(value, bool):

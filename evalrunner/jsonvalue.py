@@ -52,6 +52,17 @@ def depth(value: Any) -> int:
         deepest = max(deepest, d)
     return deepest
 
+MAX_DEPTH: Final = 64
+"""The deepest nesting of objects and lists evalrun reads in a value (a scalar is 0, `[1]` is 1).
+
+Real tool arguments and schemas nest a handful of levels (pydantic models go through `$defs`, so a
+schema's own nesting stays shallow): 64 leaves room for ten times that. The code that handles a
+value cannot take much more: `canon_key`, `json_eq` and jsonschema recurse on every level
+(jsonschema about seven frames a level, against Python's limit of 1,000 frames for the whole
+stack), and orjson refuses to write more than 255 levels, so a value nested 250 deep could be read
+but its results JSON (which wraps it in a few levels of its own) never written.
+"""
+
 
 def json_eq(a: Any, b: Any) -> bool:
     """JSON equality (see the module docstring)."""
@@ -75,6 +86,21 @@ def json_eq(a: Any, b: Any) -> bool:
     if tb is dict or tb is list:
         return False
     return bool(a == b)
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether `value` nests objects and lists more than `limit` levels deep.
+
+    Iterative, so that it answers for any value `orjson` can parse, however deep.
+    """
+    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
 
 
 def canon_key(v: Any) -> Any:

@@ -61,6 +61,14 @@ class Param:
     items: Param | None = None
     types: tuple[str, ...] = ()
     """JSON types the schema accepts (from `type`, or the branches of `anyOf`/`oneOf`)."""
+    loc: tuple[str | int, ...] = field(default=(), compare=False)
+    """Where the parameter's schema node is written in its tool file (keys and list indexes)."""
+    raw: Mapping[str, Any] | bool = field(default_factory=dict, compare=False)
+    """The schema node as written at `loc`, before `$ref`s are resolved and branches merged."""
+    norm_loc: tuple[str | int, ...] | None = field(default=None, compare=False)
+    """Where the `x-eval-norm` that won is written (in `$defs`, say, when reached by `$ref`)."""
+    default_loc: tuple[str | int, ...] | None = field(default=None, compare=False)
+    """Where the `default` that won is written."""
 
     def walk(self) -> Iterator[Param]:
         """This parameter and every parameter below it, depth first, properties in name order."""
@@ -83,6 +91,14 @@ class Tool:
     """Which format the tool was written in: openai_chat, openai_responses, anthropic, mcp, bare."""
     source: str = ""
     """The file (and position in it) the tool was read from."""
+    file: str = field(default="", compare=False)
+    """The file the tool was read from."""
+    loc: tuple[str | int, ...] = field(default=(), compare=False)
+    """Where the tool's entry is in its file: `()`, `(2,)` in a list, `("tools", 2)` in MCP's."""
+    schema_loc: tuple[str | int, ...] = field(default=(), compare=False)
+    """Where its parameter schema is in the file: `(2, "function", "parameters")`."""
+    schema: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    """The parameter schema as written (what arguments are validated against)."""
 
     @property
     def norm_params(self) -> tuple[Param, ...]:
@@ -99,6 +115,10 @@ class Step:
 
     tool: str
     args: Mapping[str, Any]
+    tool_loc: tuple[str | int, ...] = field(default=(), compare=False)
+    """Where the tool name is written in the case file (`expected_tool` in the legacy form)."""
+    args_loc: tuple[str | int, ...] = field(default=(), compare=False)
+    """Where the args are written (`expected_args` in the legacy form, even when omitted)."""
 
 
 EffectOp = Literal["equals", "contains", "count", "absent"]
@@ -127,6 +147,12 @@ class Case:
     effects: tuple[Effect, ...] = ()
     input: str = ""
     source: str = ""
+    file: str = field(default="", compare=False)
+    """The file the case was read from."""
+    line: int | None = field(default=None, compare=False)
+    """Its line in a JSONL file; None in a JSON file."""
+    loc: tuple[str | int, ...] = field(default=(), compare=False)
+    """Where the case is in its file: `()`, or `(i,)` in a list."""
 
 
 # ----------------------------------------------------------------------------------------- runs

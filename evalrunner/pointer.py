@@ -1,4 +1,5 @@
-"""JSON Pointer (RFC 6901): used for effect assertions and for local `$ref`s in tool schemas."""
+"""JSON locations: JSON Pointer (RFC 6901) for effect assertions and local `$ref`s in tool schemas,
+and the JSON paths that name where a thing is written in a file."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ from typing import Any
 
 from .model import MISSING
 
+Loc = tuple[str | int, ...]
+"""Where a value is written in a JSON document: its keys and list indexes from the top."""
+
 _INDEX = re.compile(r"0|[1-9][0-9]*")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def parse_pointer(pointer: str) -> tuple[str, ...]:
@@ -41,3 +46,21 @@ def resolve(document: Any, tokens: tuple[str, ...]) -> Any:
         else:
             return MISSING
     return node
+
+
+def json_path(loc: Loc) -> str:
+    """A location as a JSON path: `$.tools[0].inputSchema.properties.month['x-eval-norm']`."""
+    parts = ["$"]
+    for part in loc:
+        if isinstance(part, int):
+            parts.append(f"[{part}]")
+        elif _IDENT.fullmatch(part):
+            parts.append(f".{part}")
+        else:
+            parts.append("['" + part.replace("\\", "\\\\").replace("'", "\\'") + "']")
+    return "".join(parts)
+
+
+def pointer(loc: Loc) -> str:
+    """A location as a JSON Pointer fragment, the way a local `$ref` writes it: `#/$defs/Month`."""
+    return "#" + "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in loc)

@@ -1,27 +1,40 @@
 """Read tool definitions in every common format and collect each parameter's rule and default.
 
 A file holds one tool, a JSON list of tools, or an MCP `tools/list` result (`{"tools": [...]}`).
-The format is detected per tool. Parameter schemas are checked against the JSON Schema meta-schema
-and their local `$ref`s resolved, so that `x-eval-norm` and `default` are found at any depth.
+The format is detected per tool. Parameter schemas are data: they are checked against the JSON
+Schema meta-schema, every `$ref` in them must point inside the schema itself (nothing is ever
+fetched or opened because of a schema), and their local `$ref`s are resolved so that `x-eval-norm`
+and `default` are found at any depth. Each tool and parameter records where it is written in its
+file, so that `evalrun lint` can point at the line to edit without reading the file again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+import re
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
+from urllib.parse import unquote
 
 import jsonschema
 from jsonschema.validators import validator_for
 
-from ._files import list_files, read_json_file
-from .jsonvalue import json_kind
+from ._files import edit_distance, list_files, read_json_file
+from .jsonvalue import MAX_DEPTH, json_kind, too_deep
 from .model import MISSING, InputError, NormSpec, Param, Tool
-from .pointer import parse_pointer, resolve
+from .pointer import Loc, json_path, parse_pointer, pointer, resolve
 
 REPEATABLE = "x-eval-repeatable"
 NORM = "x-eval-norm"
+ANNOTATIONS: Final = {NORM: "on a parameter schema", REPEATABLE: "on the tool"}
+"""The annotations evalrun reads, and where each goes."""
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}
+MAX_PARAMS: Final = 10_000
+"""The most parameters one tool's schema may expand to through its `$ref`s.
+
+Real tools have tens; a schema whose `$defs` each refer to the next one twice would expand to
+2**n parameters, and the reader would never finish."""
 
 FORMATS = {
     "openai_chat": "OpenAI Chat Completions {type: function, function: {name, parameters}}",
@@ -36,7 +49,8 @@ def load_tools(path: str | Path) -> dict[str, Tool]:
     """Every tool defined under `path` (a directory of `*.json` files, or one file), by name.
 
     Raises InputError for a file that is not JSON, a tool in no known format, an invalid parameter
-    schema, an unresolvable `$ref`, a malformed `x-eval-norm`, or a name defined twice.
+    schema, a `$ref` that is not local or does not resolve, a `$ref` cycle, a schema nested too
+    deep, a malformed or misspelt `x-eval-*` annotation, or a name defined twice.
     """
     tools: dict[str, Tool] = {}
     for file in list_files(path, (".json",), what="tools", flag="--tools"):
@@ -53,34 +67,55 @@ def load_tools(path: str | Path) -> dict[str, Tool]:
 def read_tool_file(file: Path) -> list[Tool]:
     """The tools in one file: a tool, a list of tools, or `{"tools": [...]}`."""
     data = read_json_file(file, what="tool")
+    prefix: Loc | None
     if isinstance(data, dict) and isinstance(data.get("tools"), list) and "name" not in data:
-        entries, listed = data["tools"], True
+        entries, prefix = data["tools"], ("tools",)
     elif isinstance(data, list):
-        entries, listed = data, True
+        entries, prefix = data, ()
     else:
-        entries, listed = [data], False
+        entries, prefix = [data], None
     return [
-        parse_tool(e, f"{file}" + (f" tool #{i}" if listed else "")) for i, e in enumerate(entries)
+        parse_tool(
+            e,
+            f"{file}" + (f" tool #{i}" if prefix is not None else ""),
+            file=str(file),
+            loc=() if prefix is None else (*prefix, i),
+        )
+        for i, e in enumerate(entries)
     ]
 
 
-def parse_tool(entry: Any, where: str) -> Tool:
-    """One tool in any supported format; `where` locates it in error messages."""
+def parse_tool(entry: Any, where: str, *, file: str = "", loc: Loc = ()) -> Tool:
+    """One tool in any supported format; `where` locates it in error messages.
+
+    `file` and `loc` say where the entry is written (`loc` within the file: `("tools", 2)`); the
+    tool and its parameters record their locations from them.
+    """
     if not isinstance(entry, dict):
         raise InputError(f"{where}: a tool must be a JSON object, not {json_kind(entry)}")
-    fmt, spec, schema = _detect(entry, where)
+    fmt, spec, schema, keys = _detect(entry, where)
     name = spec.get("name")
     if not isinstance(name, str) or not name:
         raise InputError(f"{where}: the tool has no name (a non-empty string 'name')")
     source, where = where, f"{where} ({name})"
-    repeatable = _repeatable(entry, spec, fmt, where)
+    places = [(entry, loc)]
+    if fmt == "openai_chat":
+        places.append((spec, (*loc, "function")))  # on the outer object or inside `function`
+    if fmt == "mcp" and isinstance(entry.get("annotations"), dict):
+        places.append((entry["annotations"], (*loc, "annotations")))
+    for place, at in places:
+        _check_annotations(place, REPEATABLE, at, where)
+    repeatable = _repeatable([place for place, _ in places], where)
     if not isinstance(schema, dict):
         raise InputError(
             f"{where}: the parameters must be a JSON Schema object, not {json_kind(schema)}"
         )
     check_schema(schema, where)
-    params = _build_param(schema, schema, "", where, ())
-    description = spec.get("description") if isinstance(spec.get("description"), str) else ""
+    schema_loc = (*loc, *keys)
+    document = _Document(schema, schema_loc, where)
+    params = _Reader(document).param(schema, schema_loc, "", (), 0)
+    written = spec.get("description")
+    description = written if isinstance(written, str) else ""
     return Tool(
         name=name,
         params=params,
@@ -88,11 +123,20 @@ def parse_tool(entry: Any, where: str) -> Tool:
         description=description,
         format=fmt,
         source=source,
+        file=file,
+        loc=loc,
+        schema_loc=schema_loc,
+        schema=schema,
     )
 
 
-def check_schema(schema: Mapping[str, Any], where: str) -> None:
+def check_schema(schema: dict[str, Any], where: str) -> None:
     """Check a parameter schema against its meta-schema (draft 2020-12 unless `$schema` says)."""
+    if too_deep(schema):
+        raise InputError(
+            f"{where}: the parameters are nested more than {MAX_DEPTH} levels deep; evalrun "
+            f"reads schemas up to {MAX_DEPTH} levels: flatten them"
+        )
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)
@@ -101,31 +145,31 @@ def check_schema(schema: Mapping[str, Any], where: str) -> None:
         raise InputError(
             f"{where}: the parameters are not a valid JSON Schema: {e.message} (at {at})"
         ) from None
+    except RecursionError:
+        # `"pattern": "((((...))))"` with a few hundred groups: Python's regex parser recurses.
+        raise InputError(
+            f"{where}: the parameters cannot be checked: a pattern in them nests too deep"
+        ) from None
 
 
-def _detect(entry: dict[str, Any], where: str) -> tuple[str, dict[str, Any], Any]:
-    """(format, the object holding name and description, the parameter schema)."""
+def _detect(entry: dict[str, Any], where: str) -> tuple[str, dict[str, Any], Any, Loc]:
+    """(format, the object holding name and description, the parameter schema, its keys)."""
     if entry.get("type") == "function" and isinstance(entry.get("function"), dict):
         fn = entry["function"]
-        return "openai_chat", fn, fn.get("parameters", EMPTY_SCHEMA)
+        return "openai_chat", fn, fn.get("parameters", EMPTY_SCHEMA), ("function", "parameters")
     if entry.get("type") == "function" and "name" in entry:
-        return "openai_responses", entry, entry.get("parameters", EMPTY_SCHEMA)
+        return "openai_responses", entry, entry.get("parameters", EMPTY_SCHEMA), ("parameters",)
     if "input_schema" in entry:
-        return "anthropic", entry, entry["input_schema"]
+        return "anthropic", entry, entry["input_schema"], ("input_schema",)
     if "inputSchema" in entry:
-        return "mcp", entry, entry["inputSchema"]
+        return "mcp", entry, entry["inputSchema"], ("inputSchema",)
     if "name" in entry and "parameters" in entry:
-        return "bare", entry, entry["parameters"]
+        return "bare", entry, entry["parameters"], ("parameters",)
     known = "; ".join(FORMATS.values())
     raise InputError(f"{where}: not a tool in any known format (expected one of: {known})")
 
 
-def _repeatable(entry: dict[str, Any], spec: dict[str, Any], fmt: str, where: str) -> bool:
-    places = [entry]
-    if fmt == "openai_chat":
-        places.append(spec)  # on the outer object or inside `function`
-    if fmt == "mcp" and isinstance(entry.get("annotations"), dict):
-        places.append(entry["annotations"])
+def _repeatable(places: list[dict[str, Any]], where: str) -> bool:
     value = False
     for place in places:
         if REPEATABLE in place:
@@ -135,94 +179,371 @@ def _repeatable(entry: dict[str, Any], spec: dict[str, Any], fmt: str, where: st
     return value
 
 
-# ----------------------------------------------------------------------------- parameter trees
+# A key that means to be an annotation: `x-eval-norms`, `x_eval_norm`, `X-Eval-Repeat`, `xeval-…`.
+_ANNOTATION_LIKE = re.compile(r"x[-_]?evals?(?:[-_]|$)", re.IGNORECASE)
 
 
-def _build_param(
-    node: Any, root: Mapping[str, Any], path: str, where: str, refs: tuple[str, ...]
-) -> Param:
-    """The Param for a schema node, children included; `refs` are the `$ref`s being expanded."""
-    if not isinstance(node, dict):  # a boolean schema: accepts anything (true) or nothing
-        return Param(path=path, schema={})
-    resolved, _ = _deref(node, root, where, refs)
-    types = _types(resolved, root, where) if resolved is not None else ()
-    node, refs = _flatten(node, root, where, refs)
-    if node is None:  # a recursive $ref already being expanded: an opaque value here
-        return Param(path=path, schema={})
-    properties = {}
-    if isinstance(node.get("properties"), dict):
-        for name, sub in node["properties"].items():
-            child_path = f"{path}.{name}" if path else name
-            properties[name] = _build_param(sub, root, child_path, where, refs)
-    items = None
-    if isinstance(node.get("items"), dict):
-        items = _build_param(node["items"], root, f"{path}[]", where, refs)
-    return Param(
-        path=path,
-        schema=node,
-        norm=_norm_spec(node, path, where),
-        default=node.get("default", MISSING),
-        properties=properties,
-        items=items,
-        types=types,
-    )
+def _check_annotations(node: Mapping[str, Any], valid: str, at: Loc, where: str) -> None:
+    """InputError for an `x-eval-*` key (or a near miss of one) that evalrun does not read here.
 
-
-def _flatten(
-    node: dict[str, Any], root: Mapping[str, Any], where: str, refs: tuple[str, ...]
-) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
-    """Resolve `$ref`, merge `allOf` members and a lone non-null `anyOf`/`oneOf` branch.
-
-    Pydantic writes `Optional[Model]` as `{"anyOf": [{"$ref": ...}, {"type": "null"}]}` and
-    older versions wrap refs in `allOf`; the annotations evalrun reads live inside the branch.
-    The outer node's own keys win over the merged ones. None when the node is a `$ref` cycle.
+    A misspelt annotation would be ignored silently, and with it the rule or the repeat it meant:
+    `x-eval-norms: "month"` leaves every month compared exactly.
     """
-    node, refs = _deref(node, root, where, refs)
-    if node is None:
-        return None, refs
-    merged = dict(node)
-    branches: list[dict[str, Any]] = []
-    for member in node.get("allOf", []) if isinstance(node.get("allOf"), list) else []:
-        if isinstance(member, dict):
-            branches.append(member)
-    for key in ("anyOf", "oneOf"):
-        options = node.get(key)
-        if isinstance(options, list):
-            non_null = [b for b in options if isinstance(b, dict) and b.get("type") != "null"]
-            if len(non_null) == 1:
-                branches.append(non_null[0])
-    for branch in branches:
-        flat, _ = _flatten(branch, root, where, refs)
-        if flat is None:
+    for key in node:
+        if key == valid or not isinstance(key, str):
             continue
-        for key, value in flat.items():
-            if key == "properties" and isinstance(value, dict):
-                merged["properties"] = {**value, **merged.get("properties", {})}
-            else:
-                merged.setdefault(key, value)
-    return merged, refs
+        looks = _ANNOTATION_LIKE.match(key) or any(
+            _close(key.lower(), name) for name in ANNOTATIONS
+        )
+        if not looks:
+            continue
+        known = " and ".join(f"{name} {place}" for name, place in ANNOTATIONS.items())
+        if key in ANNOTATIONS:
+            problem = f"{key} goes {ANNOTATIONS[key]}, not here"
+        else:
+            rest = _ANNOTATION_LIKE.sub("", key.lower(), count=1)
+            # `x-eval-default` means JSON Schema's own `default`, which evalrun reads.
+            meant = {name.removeprefix("x-eval-"): name for name in ANNOTATIONS} | {
+                "default": "default"
+            }
+            close = difflib.get_close_matches(rest, list(meant), n=1, cutoff=0.5)
+            hint = f"; did you mean {meant[close[0]]!r}?" if close else ""
+            problem = f"unknown annotation {key!r}{hint}"
+        raise InputError(f"{where}: {problem} (at {json_path((*at, key))}; evalrun reads {known})")
 
 
-def _deref(
-    node: dict[str, Any], root: Mapping[str, Any], where: str, refs: tuple[str, ...]
-) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
-    while "$ref" in node:
-        ref = node["$ref"]
+def _close(key: str, name: str) -> bool:
+    return edit_distance(key, name) <= 2
+
+
+# ------------------------------------------------------------------------- the schema as data
+
+# The keywords whose value is a schema, a list of schemas, or an object of schemas, in the drafts
+# jsonschema knows (4 to 2020-12). True: it applies to the value itself (a `$ref` cycle through
+# it never ends); False: to a part of the value (a property, an item), so a cycle through it
+# describes recursive data (a tree); None: it holds schemas without applying them (`$defs`).
+_ONE: Final[dict[str, bool]] = {
+    "not": True,
+    "if": True,
+    "then": True,
+    "else": True,
+    "items": False,
+    "additionalItems": False,
+    "unevaluatedItems": False,
+    "contains": False,
+    "additionalProperties": False,
+    "unevaluatedProperties": False,
+    "propertyNames": False,
+    "contentSchema": False,
+}
+_LIST: Final[dict[str, bool]] = {
+    "allOf": True,
+    "anyOf": True,
+    "oneOf": True,
+    "items": False,
+    "prefixItems": False,
+}
+_MAP: Final[dict[str, bool | None]] = {
+    "dependentSchemas": True,
+    "dependencies": True,
+    "properties": False,
+    "patternProperties": False,
+    "$defs": None,
+    "definitions": None,
+}
+REF_KEYS: Final = ("$ref", "$dynamicRef", "$recursiveRef")
+
+
+def _subschemas(
+    node: Mapping[str, Any], at: Loc
+) -> Iterator[tuple[dict[str, Any], Loc, bool | None]]:
+    """The schema objects directly inside `node`, where they are, and whether they apply in place."""
+    for key, value in node.items():
+        if key in _ONE and isinstance(value, dict):
+            yield value, (*at, key), _ONE[key]
+        elif key in _LIST and isinstance(value, list):
+            for i, sub in enumerate(value):
+                if isinstance(sub, dict):
+                    yield sub, (*at, key, i), _LIST[key]
+        elif key in _MAP and isinstance(value, dict):
+            for name, sub in value.items():
+                if isinstance(sub, dict):
+                    yield sub, (*at, key, name), _MAP[key]
+
+
+class _Document:
+    """One tool's parameter schema: every schema object in it, its anchors, its local `$ref`s.
+
+    Built once per tool, it checks the schema as data before anything reads it: every `$ref`
+    (`$dynamicRef`, `$recursiveRef`) anywhere a validator could follow one is local and resolves,
+    no `$ref` cycle applies to the same value forever, and no schema object carries an `x-eval-*`
+    annotation evalrun does not read.
+    """
+
+    def __init__(self, root: dict[str, Any], base: Loc, where: str) -> None:
+        self.root = root
+        self.base = base
+        """Where the schema is in its file: locations below are absolute (`base` + the keys)."""
+        self.where = where
+        self.anchors: dict[str, tuple[dict[str, Any], Loc]] = {}
+        self._index: dict[int, int] = {}
+        self._nodes: list[tuple[dict[str, Any], Loc]] = []
+        self._visit(root, base)
+        for node, at in self._nodes:
+            for key in ("$anchor", "$dynamicAnchor", "$id"):
+                name = node.get(key)
+                if isinstance(name, str) and (key != "$id" or name.startswith("#")):
+                    self.anchors.setdefault(name.removeprefix("#"), (node, at))
+        # Follow every reference; what a reference reaches is walked like the rest.
+        in_place: dict[int, list[int]] = {}
+        i = 0
+        while i < len(self._nodes):
+            node, at = self._nodes[i]
+            edges = in_place.setdefault(id(node), [])
+            for sub, _, applies in _subschemas(node, at):
+                if applies:
+                    edges.append(id(sub))
+            for key in REF_KEYS:
+                if key in node:
+                    target, target_at = self.resolve(node[key], key, (*at, key))
+                    self._visit(target, target_at)
+                    edges.append(id(target))
+            _check_annotations(node, NORM, at, where)
+            i += 1
+        self._check_cycles(in_place)
+
+    def _visit(self, node: dict[str, Any], at: Loc) -> None:
+        """Add `node` and every schema object below it (iteratively: a schema may nest deep)."""
+        stack = [(node, at)]
+        while stack:
+            node, at = stack.pop()
+            if id(node) in self._index:
+                continue
+            self._index[id(node)] = len(self._nodes)
+            self._nodes.append((node, at))
+            stack.extend((sub, sub_at) for sub, sub_at, _ in reversed(list(_subschemas(node, at))))
+
+    def resolve(self, ref: Any, key: str, at: Loc) -> tuple[dict[str, Any], Loc]:
+        """The schema object a local reference points at, and where it is written."""
         if not isinstance(ref, str) or not ref.startswith("#"):
             raise InputError(
-                f"{where}: only local $ref ('#/$defs/...') are supported, not {ref!r}; inline it"
+                f"{self.where}: only local $ref ('#/$defs/...') are supported, not {ref!r} "
+                f"({key} at {json_path(at)}); inline it: a schema is data, and evalrun never "
+                "opens a file or the network for one"
             )
-        if ref in refs:
-            return None, refs
-        try:
-            target = resolve(root, parse_pointer(ref[1:]))
-        except ValueError as e:
-            raise InputError(f"{where}: $ref {ref!r} is not a valid JSON Pointer: {e}") from None
+        fragment = unquote(ref[1:])
+        target: Any
+        if fragment == "" or fragment.startswith("/"):
+            try:
+                tokens = parse_pointer(fragment)
+            except ValueError as e:
+                raise InputError(
+                    f"{self.where}: {key} {ref!r} is not a valid JSON Pointer: {e}"
+                ) from None
+            target, steps = self.root, list(self.base)
+            for token in tokens:
+                # A list index is a number in a location: `allOf[0]`, not `allOf['0']`.
+                steps.append(int(token) if isinstance(target, list) and token.isdigit() else token)
+                target = resolve(target, (token,))
+            loc: Loc = tuple(steps)
+        else:
+            target, loc = self.anchors.get(fragment, (MISSING, ()))
         if not isinstance(target, dict):
-            raise InputError(f"{where}: $ref {ref!r} does not resolve to a schema in this tool")
-        siblings = {k: v for k, v in node.items() if k != "$ref"}
-        node, refs = {**target, **siblings}, (*refs, ref)
-    return node, refs
+            raise InputError(
+                f"{self.where}: {key} {ref!r} does not resolve to a schema in this tool "
+                f"(at {json_path(at)})"
+            )
+        return target, loc
+
+    def _check_cycles(self, in_place: dict[int, list[int]]) -> None:
+        """InputError for a cycle of references that applies to the same value forever.
+
+        `{"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}` describes nothing:
+        checking a value against `a` checks it against `b`, then `a` again. A cycle through a
+        property or an item (`children.items` -> the node) describes recursive data and is fine.
+        """
+        done: set[int] = set()
+        for start, _ in self._nodes:
+            if id(start) in done:
+                continue
+            path = [id(start)]
+            on_path = {id(start)}
+            stack = [iter(in_place.get(id(start), ()))]
+            while stack:
+                nxt = next(stack[-1], None)
+                if nxt is None:
+                    stack.pop()
+                    finished = path.pop()
+                    on_path.discard(finished)
+                    done.add(finished)
+                    continue
+                if nxt in on_path:
+                    cycle = [*path[path.index(nxt) :], nxt]
+                    chain = " -> ".join(self._pointer(n) for n in cycle)
+                    raise InputError(
+                        f"{self.where}: $ref cycle {chain}: it refers back to itself without "
+                        "ever describing a value, so checking any value against it would never "
+                        "end; break the cycle"
+                    )
+                if nxt not in done:
+                    path.append(nxt)
+                    on_path.add(nxt)
+                    stack.append(iter(in_place.get(nxt, ())))
+
+    def _pointer(self, node_id: int) -> str:
+        return pointer(self._nodes[self._index[node_id]][1][len(self.base) :])
+
+
+# ----------------------------------------------------------------------------- parameter trees
+
+_Flat = tuple[dict[str, Any], dict[str, Loc], dict[str, Loc], tuple[str, ...], int]
+"""A flattened schema node: its keys, where each key is written, where each property is written
+(the object whose `properties` holds it), the `$ref`s expanded to reach it, and its depth."""
+
+
+class _Reader:
+    """Builds a tool's parameter tree, recording where each parameter, rule and default is written.
+
+    `depth` counts what a validator (and the comparison) recurses through to reach a parameter:
+    each level of parameters, each `$ref` followed, each `allOf`/`anyOf` branch merged.
+    """
+
+    def __init__(self, document: _Document) -> None:
+        self.doc = document
+        self.where = document.where
+        self.count = 0
+
+    def param(self, node: Any, loc: Loc, path: str, refs: tuple[str, ...], depth: int) -> Param:
+        """The Param for a schema node, children included; `refs` are the `$ref`s being expanded."""
+        self._deeper(depth, path)
+        self.count += 1
+        if self.count > MAX_PARAMS:
+            raise InputError(
+                f"{self.where}: the parameters expand to more than {MAX_PARAMS:,} through their "
+                "$refs (a definition that refers to the next one several times doubles at each "
+                "level); simplify the schema"
+            )
+        if not isinstance(node, dict):  # a boolean schema: accepts anything (true) or nothing
+            return Param(path=path, schema={}, loc=loc, raw=bool(node))
+        resolved = self._deref(node, loc, refs, depth)
+        types = self._types(resolved[0], depth, path) if resolved is not None else ()
+        flat = self._flatten(node, loc, refs, depth, path)
+        if flat is None:  # a recursive $ref already being expanded: an opaque value here
+            return Param(path=path, schema={}, loc=loc, raw=node)
+        merged, origin, held, refs, depth = flat
+        properties = {}
+        if isinstance(merged.get("properties"), dict):
+            for name, sub in merged["properties"].items():
+                child_path = f"{path}.{name}" if path else name
+                child_loc = (*held[name], "properties", name)
+                properties[name] = self.param(sub, child_loc, child_path, refs, depth + 1)
+        items = None
+        if isinstance(merged.get("items"), dict):
+            items_loc = (*origin["items"], "items")
+            items = self.param(merged["items"], items_loc, f"{path}[]", refs, depth + 1)
+        return Param(
+            path=path,
+            schema=merged,
+            norm=_norm_spec(merged, path, self.where),
+            default=merged.get("default", MISSING),
+            properties=properties,
+            items=items,
+            types=types,
+            loc=loc,
+            raw=node,
+            norm_loc=(*origin[NORM], NORM) if NORM in merged else None,
+            default_loc=(*origin["default"], "default") if "default" in merged else None,
+        )
+
+    def _flatten(
+        self, node: dict[str, Any], loc: Loc, refs: tuple[str, ...], depth: int, path: str
+    ) -> _Flat | None:
+        """Resolve `$ref`, merge `allOf` members and a lone non-null `anyOf`/`oneOf` branch.
+
+        Pydantic writes `Optional[Model]` as `{"anyOf": [{"$ref": ...}, {"type": "null"}]}` and
+        older versions wrap refs in `allOf`; the annotations evalrun reads live inside the branch.
+        The outer node's own keys win over the merged ones. None when the node is a `$ref` cycle.
+        """
+        self._deeper(depth, path)
+        resolved = self._deref(node, loc, refs, depth)
+        if resolved is None:
+            return None
+        node, origin, refs, depth = resolved
+        merged = dict(node)
+        held: dict[str, Loc] = {}
+        if isinstance(node.get("properties"), dict):
+            held = dict.fromkeys(node["properties"], origin["properties"])
+        branches: list[tuple[dict[str, Any], Loc]] = []
+        if isinstance(node.get("allOf"), list):
+            for i, member in enumerate(node["allOf"]):
+                if isinstance(member, dict):
+                    branches.append((member, (*origin["allOf"], "allOf", i)))
+        for key in ("anyOf", "oneOf"):
+            options = node.get(key)
+            if isinstance(options, list):
+                non_null = [
+                    (i, b)
+                    for i, b in enumerate(options)
+                    if isinstance(b, dict) and b.get("type") != "null"
+                ]
+                if len(non_null) == 1:
+                    i, branch = non_null[0]
+                    branches.append((branch, (*origin[key], key, i)))
+        for branch, branch_loc in branches:
+            flat = self._flatten(branch, branch_loc, refs, depth + 1, path)
+            if flat is None:
+                continue
+            values, where, branch_held = flat[:3]
+            for key, value in values.items():
+                if key == "properties" and isinstance(value, dict):
+                    merged["properties"] = {**value, **merged.get("properties", {})}
+                    for name in value:
+                        held.setdefault(name, branch_held[name])
+                elif key not in merged:
+                    merged[key] = value
+                    origin[key] = where[key]
+        return merged, origin, held, refs, depth
+
+    def _deref(
+        self, node: dict[str, Any], loc: Loc, refs: tuple[str, ...], depth: int
+    ) -> tuple[dict[str, Any], dict[str, Loc], tuple[str, ...], int] | None:
+        """`node` with its `$ref` chain merged in (its own keys win), where each key is written."""
+        origin = dict.fromkeys(node, loc)
+        while "$ref" in node:
+            ref = node["$ref"]
+            target, target_loc = self.doc.resolve(ref, "$ref", (*origin["$ref"], "$ref"))
+            if ref in refs:
+                return None
+            siblings = {k: v for k, v in node.items() if k != "$ref"}
+            origin = {**dict.fromkeys(target, target_loc), **{k: origin[k] for k in siblings}}
+            node, refs, depth = {**target, **siblings}, (*refs, ref), depth + 1
+        return node, origin, refs, depth
+
+    def _types(self, node: Mapping[str, Any], depth: int, path: str) -> tuple[str, ...]:
+        """The JSON types a schema node accepts, from `type` or from its `anyOf`/`oneOf` branches."""
+        self._deeper(depth, path)
+        found: list[str] = []
+        declared = node.get("type")
+        if isinstance(declared, str):
+            found.append(declared)
+        elif isinstance(declared, list):
+            found.extend(t for t in declared if isinstance(t, str))
+        if not found:
+            for key in ("anyOf", "oneOf"):
+                for branch in node.get(key, []) if isinstance(node.get(key), list) else []:
+                    if isinstance(branch, dict):
+                        resolved = self._deref(branch, (), (), depth + 1)
+                        inner, hops = (resolved[0], resolved[3]) if resolved else ({}, depth + 1)
+                        found.extend(self._types(inner, hops, path))
+        return tuple(dict.fromkeys(found))
+
+    def _deeper(self, depth: int, path: str) -> None:
+        if depth > MAX_DEPTH:
+            raise InputError(
+                f"{self.where}: parameter {path or '(root)'!r} is nested more than {MAX_DEPTH} "
+                "levels deep (counting each $ref, allOf and anyOf it goes through); evalrun "
+                f"reads schemas up to {MAX_DEPTH} levels: flatten it"
+            )
 
 
 def _norm_spec(node: Mapping[str, Any], path: str, where: str) -> NormSpec | None:
@@ -237,20 +558,3 @@ def _norm_spec(node: Mapping[str, Any], path: str, where: str) -> NormSpec | Non
         f"{where}: {NORM} on parameter {path or '(root)'!r} must be a normalizer name or an object "
         f'with a "name" (e.g. "month" or {{"name": "month", "tz": "Europe/Berlin"}}), not {raw!r}'
     )
-
-
-def _types(node: Mapping[str, Any], root: Mapping[str, Any], where: str) -> tuple[str, ...]:
-    """The JSON types a schema node accepts, from `type` or from its `anyOf`/`oneOf` branches."""
-    found: list[str] = []
-    declared = node.get("type")
-    if isinstance(declared, str):
-        found.append(declared)
-    elif isinstance(declared, list):
-        found.extend(t for t in declared if isinstance(t, str))
-    if not found:
-        for key in ("anyOf", "oneOf"):
-            for branch in node.get(key, []) if isinstance(node.get(key), list) else []:
-                if isinstance(branch, dict):
-                    resolved, _ = _deref(branch, root, where, ())
-                    found.extend(_types(resolved or {}, root, where))
-    return tuple(dict.fromkeys(found))

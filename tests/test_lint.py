@@ -281,6 +281,21 @@ def test_default_is_checked_against_the_referenced_schema(tmp_path):
     assert "'closed' is not one of ['open', 'paid']" in f.message
 
 
+def test_pattern_unchecked_on_a_default(tmp_path):
+    # `^(a|aa)+$` backtracks without end on a's and a '!', in `re` and in `regex` alike.
+    param = {"type": "string", "pattern": "^(a|aa)+$", "default": "a" * 40 + "!"}
+    root = corpus(tmp_path, {"t": obj(x=param)}, [])
+    f = only(run_lint(root))
+    assert_finding(
+        f, "pattern-unchecked", str(root / "tools" / "t.json"), "$.parameters.properties.x.default"
+    )
+    a38, a40 = "a" * 38, "a" * 40
+    assert f.message == (
+        f"t.x: the default \"{a38}… could not be checked against pattern '^(a|aa)+$' (it took "
+        f"over 1 s on '{a40}': catastrophic backtracking)"
+    )
+
+
 # ----------------------------------------------------------------------------- warning codes
 
 
@@ -526,6 +541,14 @@ def test_openai_tools_and_named_steps_are_located(tmp_path):
     assert_finding(
         f, "case-args-invalid", str(root / "cases" / "cases.json"), "$.accept[0][0].arguments.n"
     )
+
+
+def test_lint_reads_tools_and_cases_only_through_the_readers():
+    # What lint checks must be what `evalrun score` reads: no second reader to drift from it.
+    package = ROOT / "evalrunner" / "lint"
+    source = "\n".join(p.read_text() for p in sorted(package.glob("*.py")))
+    for name in ("list_files", "read_json_file", "read_tool_file", "read_bytes", "orjson"):
+        assert name not in source, name
 
 
 def test_unusable_input_raises(tmp_path):

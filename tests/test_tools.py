@@ -254,3 +254,136 @@ def test_missing_directory(tmp_path):
 def test_repeatable_must_be_boolean(tmp_path):
     msg = fails(tmp_path, {"name": "t", "parameters": PARAMS, "x-eval-repeatable": "yes"})
     assert "x-eval-repeatable must be true or false" in msg
+
+
+# ------------------------------------------------------------------- where things are written
+
+
+def test_tools_record_where_they_are_written(tmp_path):
+    d = write(
+        tmp_path,
+        "list.json",
+        [
+            {"name": "a", "parameters": PARAMS},
+            {"type": "function", "function": {"name": "b", "parameters": PARAMS}},
+        ],
+    )
+    write(tmp_path, "mcp.json", {"tools": [{"name": "c", "inputSchema": PARAMS}]})
+    write(tmp_path, "one.json", {"name": "e", "input_schema": PARAMS})
+    tools = load_tools(d)
+    where = {n: (t.file, t.loc, t.schema_loc) for n, t in tools.items()}
+    assert where == {
+        "a": (str(d / "list.json"), (0,), (0, "parameters")),
+        "b": (str(d / "list.json"), (1,), (1, "function", "parameters")),
+        "c": (str(d / "mcp.json"), ("tools", 0), ("tools", 0, "inputSchema")),
+        "e": (str(d / "one.json"), (), ("input_schema",)),
+    }
+    assert tools["c"].schema == PARAMS
+    month = tools["c"].params.properties["month"]
+    assert month.loc == ("tools", 0, "inputSchema", "properties", "month")
+    assert month.norm_loc == (*month.loc, "x-eval-norm") and month.default_loc is None
+    assert month.raw == PARAMS["properties"]["month"]
+
+
+def test_rules_and_defaults_are_located_where_they_are_written(tmp_path):
+    # pydantic: Optional[Model] as anyOf [$ref, null]; v1 wraps refs in allOf.
+    schema = {
+        "$defs": {
+            "Month": {"type": "string", "x-eval-norm": "month", "default": "2026-01"},
+            "Window": {"type": "object", "properties": {"start": {"x-eval-norm": "date"}}},
+        },
+        "type": "object",
+        "properties": {
+            "month": {"anyOf": [{"$ref": "#/$defs/Month"}, {"type": "null"}]},
+            "window": {"allOf": [{"$ref": "#/$defs/Window"}], "default": None},
+            "list": {"type": "array", "items": {"$ref": "#/$defs/Month"}},
+        },
+    }
+    t = load_tools(write(tmp_path, "a.json", {"name": "t", "parameters": schema}))["t"]
+    month = t.params.properties["month"]
+    assert month.loc == ("parameters", "properties", "month")
+    assert month.norm_loc == ("parameters", "$defs", "Month", "x-eval-norm")
+    assert month.default_loc == ("parameters", "$defs", "Month", "default")
+    window = t.params.properties["window"]
+    assert window.default_loc == ("parameters", "properties", "window", "default")
+    start = window.properties["start"]
+    assert start.loc == ("parameters", "$defs", "Window", "properties", "start")
+    assert start.norm_loc == (*start.loc, "x-eval-norm")
+    item = t.params.properties["list"].items
+    assert item.loc == ("parameters", "properties", "list", "items")
+    assert item.norm_loc == ("parameters", "$defs", "Month", "x-eval-norm")
+
+
+def test_anchors_resolve_like_pointers(tmp_path):
+    schema = {
+        "type": "object",
+        "$defs": {"Month": {"$anchor": "month", "type": "string", "x-eval-norm": "month"}},
+        "properties": {"m": {"$ref": "#month"}},
+    }
+    t = load_tools(write(tmp_path, "a.json", {"name": "t", "parameters": schema}))["t"]
+    assert t.params.properties["m"].norm_loc == ("parameters", "$defs", "Month", "x-eval-norm")
+
+
+# ------------------------------------------------------------------------ annotation typos
+
+
+@pytest.mark.parametrize(
+    ("tool", "message"),
+    [
+        (
+            {
+                "name": "t",
+                "parameters": {"type": "object", "properties": {"m": {"x-eval-norms": "month"}}},
+            },
+            "bad.json (t): unknown annotation 'x-eval-norms'; did you mean 'x-eval-norm'? (at "
+            "$.parameters.properties.m['x-eval-norms']; evalrun reads x-eval-norm on a parameter "
+            "schema and x-eval-repeatable on the tool)",
+        ),
+        (
+            {"name": "t", "parameters": PARAMS, "x-eval-repeat": True},
+            "bad.json (t): unknown annotation 'x-eval-repeat'; did you mean 'x-eval-repeatable'? "
+            "(at $['x-eval-repeat'];",
+        ),
+        (
+            {
+                "name": "t",
+                "parameters": {"type": "object", "properties": {"n": {"x-eval-default": 5}}},
+            },
+            "unknown annotation 'x-eval-default'; did you mean 'default'? "
+            "(at $.parameters.properties.n['x-eval-default'];",
+        ),
+        (
+            {"name": "t", "inputSchema": PARAMS, "annotations": {"x_eval_repeatable": True}},
+            "unknown annotation 'x_eval_repeatable'; did you mean 'x-eval-repeatable'? "
+            "(at $.annotations.x_eval_repeatable;",
+        ),
+        (
+            {
+                "type": "function",
+                "function": {"name": "t", "parameters": PARAMS, "x-eval-norm": "set"},
+            },
+            "bad.json (t): x-eval-norm goes on a parameter schema, not here (at "
+            "$.function['x-eval-norm'];",
+        ),
+        (
+            {
+                "name": "t",
+                "parameters": {"type": "object", "$defs": {"X": {"x-eval-repeatable": True}}},
+            },
+            "x-eval-repeatable goes on the tool, not here (at $.parameters['$defs'].X['x-eval-repeatable'];",
+        ),
+        (
+            {"name": "t", "parameters": {"type": "object", "not": {"x-evl-norm": "set"}}},
+            "unknown annotation 'x-evl-norm'; did you mean 'x-eval-norm'? "
+            "(at $.parameters.not['x-evl-norm'];",
+        ),
+    ],
+)
+def test_a_misspelt_annotation_is_an_error(tmp_path, tool, message):
+    assert message in fails(tmp_path, tool)
+
+
+def test_a_parameter_named_like_an_annotation_is_fine(tmp_path):
+    schema = {"type": "object", "properties": {"x-eval-norms": {"type": "string"}}, "x-other": 1}
+    t = load_tools(write(tmp_path, "a.json", {"name": "t", "parameters": schema}))["t"]
+    assert list(t.params.properties) == ["x-eval-norms"]

@@ -1,0 +1,86 @@
+"""The checks on cases: each step's tool exists, its args pass the tool's schema, and the rules
+read the values it expects (which also feeds the rules' law checks)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+
+from ..compare import normalize
+from ..model import Case, Step
+from .findings import Finding, cut, finding
+from .laws import raised
+from .schema import PATTERN_FIX, ToolSite, values
+
+
+def _label(case: Case, step: Step) -> str:
+    """How a message names the step: `accept[0][1]`, or `expected_tool` in the legacy form."""
+    written = step.tool_loc[len(case.loc) :]
+    if written[:1] == ("accept",) and len(written) >= 3:
+        return f"accept[{written[1]}][{written[2]}]"
+    return "expected_tool"
+
+
+def check_case(case: Case, tools: Mapping[str, ToolSite], out: list[Finding]) -> None:
+    """The findings about one case: steps naming no tool, args the tool refuses or its rules
+    cannot read; and the case's values handed to the rules' law checks."""
+    for step in (step for sequence in case.accept for step in sequence):
+        label, tool_at, args_at = _label(case, step), step.tool_loc, step.args_loc
+        tool = tools.get(step.tool)
+        if tool is None:
+            close = difflib.get_close_matches(step.tool, list(tools), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            out.append(
+                finding(
+                    "unknown-tool",
+                    case.file,
+                    tool_at,
+                    f"case {case.id!r}: {label} calls {step.tool!r}, which no tool schema defines",
+                    f"{hint}correct the tool name, or add the tool's schema to --tools",
+                    case.line,
+                )
+            )
+            continue
+        checked = tool.validator.check(step.args)
+        for e in checked.errors:
+            out.append(
+                finding(
+                    "case-args-invalid",
+                    case.file,
+                    (*args_at, *e.absolute_path),
+                    f"case {case.id!r}: {label} {step.tool}: {cut(e.message)}",
+                    "the case is wrong, not the agent: correct the expected args so the tool "
+                    "would accept them (or the schema, if the tool really accepts this)",
+                    case.line,
+                )
+            )
+        for what in checked.unchecked:
+            out.append(
+                finding(
+                    "pattern-unchecked",
+                    case.file,
+                    args_at,
+                    f"case {case.id!r}: {label} {step.tool}: the args could not be checked "
+                    f"against {what}",
+                    PATTERN_FIX,
+                    case.line,
+                )
+            )
+        for p, value, path in values(step.args, tool):
+            rule = p.node.rule
+            assert rule is not None
+            inner = normalize(value, p.bare)
+            problem = rule.apply(inner)[1]
+            if problem is not None and not raised(rule, problem) and value is not None:
+                out.append(
+                    finding(
+                        "case-value-unreadable",
+                        case.file,
+                        (*args_at, *path),
+                        f"case {case.id!r}: {label} {p.name}: {problem}; only an exactly equal "
+                        "value can match it",
+                        f"write the expected value in an encoding rule {rule.name!r} reads",
+                        case.line,
+                    )
+                )
+            p.evidence.check(rule, inner, value, f"case {case.id!r} ({case.file})")

@@ -1,0 +1,56 @@
+"""What lint reads from traces: the recorded arguments (for the law checks), and call coverage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from pathlib import Path
+
+from ..model import TraceError
+from ..traces import read_runs
+from .findings import Coverage, Finding, finding
+from .schema import ToolSite, values
+
+
+def read_traces(
+    paths: Iterable[str | Path],
+    tools: Mapping[str, ToolSite],
+    coverage: Coverage,
+    out: list[Finding],
+) -> Coverage:
+    """Hand the recorded arguments to the rules' law checks; count the calls the rules cover."""
+    runs = calls = with_norms = unreadable = 0
+    called = dict.fromkeys(tools, 0)
+    for item in read_runs(paths):
+        if isinstance(item, TraceError):
+            unreadable += 1
+            continue
+        runs += 1
+        for call in item.calls:
+            calls += 1
+            tool = tools.get(call.tool)
+            if tool is None:
+                continue
+            called[call.tool] += 1
+            if tool.tool.norm_params:
+                with_norms += 1
+            if call.malformed is not None:
+                continue
+            for p, value, _path in values(call.args, tool):
+                assert p.node.rule is not None
+                p.evidence.check_once(p.node.rule, p.bare, value, item.source)
+    for name, site in tools.items():
+        if called[name] == 0:
+            out.append(
+                finding(
+                    "tool-never-called",
+                    site.file,
+                    site.loc,
+                    f"{site.tool.name} is never called in the {runs} run(s) of the traces given",
+                    "if the tool is retired, remove its schema; if not, the traces do not "
+                    "exercise it (add cases that need it)",
+                )
+            )
+    return replace(
+        coverage, runs=runs, calls=calls, calls_with_norms=with_norms, unreadable_lines=unreadable
+    )
