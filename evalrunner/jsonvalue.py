@@ -31,27 +31,6 @@ MISSING: Final[Any] = _Missing()
 """The one absent value: `Param.default` when none is declared, `Run.world` when none is recorded."""
 
 
-MAX_DEPTH: Final = 128
-"""The deepest JSON value evalrun handles (a trace record, a case's arguments). orjson writes at
-most 255 levels and the results JSON wraps a value in about eight, and comparison keys recurse:
-128 leaves room for both, and real tool arguments are a few levels deep."""
-
-
-def depth(value: Any) -> int:
-    """How deeply a JSON value nests (a scalar is 0, `[]` is 1), counted without recursion."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        v, d = stack.pop()
-        if type(v) is dict:
-            d += 1
-            stack.extend((x, d) for x in v.values())
-        elif type(v) is list:
-            d += 1
-            stack.extend((x, d) for x in v)
-        deepest = max(deepest, d)
-    return deepest
-
 MAX_DEPTH: Final = 64
 """The deepest nesting of objects and lists evalrun reads in a value (a scalar is 0, `[1]` is 1).
 
@@ -62,6 +41,9 @@ value cannot take much more: `canon_key`, `json_eq` and jsonschema recurse on ev
 stack), and orjson refuses to write more than 255 levels, so a value nested 250 deep could be read
 but its results JSON (which wraps it in a few levels of its own) never written.
 """
+RECORD_DEPTH: Final = MAX_DEPTH + 16
+"""The deepest trace record read: its values may nest `MAX_DEPTH` levels inside the record's own
+(a run's calls, a span batch's resource, scope, span and attribute levels)."""
 
 
 def json_eq(a: Any, b: Any) -> bool:

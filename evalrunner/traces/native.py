@@ -14,12 +14,12 @@ from typing import Any
 
 import orjson
 
-from ..jsonvalue import MAX_DEPTH, depth, json_kind
+from ..jsonvalue import RECORD_DEPTH, json_kind, too_deep
 from ..model import MISSING, Call, Run, TraceError
 
 # One pass over a line's bytes tells whether it may hold what orjson reads wrongly or what is too
 # deep to handle: digits map to "0" and "[", "{" to "(" (other bytes stay), so 20 zeros in a row
-# may be an integer beyond 64 bits, and MAX_DEPTH "(" may be a value nested too deep.
+# may be an integer beyond 64 bits, and RECORD_DEPTH "(" may be a value nested too deep.
 _SCAN = bytes.maketrans(b"0123456789[{", b"0000000000((")
 _BIG = b"0" * 20
 
@@ -29,7 +29,7 @@ def decode(line: bytes, source: str) -> Any:
 
     orjson reads an integer beyond 64 bits as a float (18446744073709551616 and ...617 become
     equal), so a line that may hold one is read with a parser that keeps big integers. A value
-    nested deeper than `MAX_DEPTH` is refused: nothing downstream (keys, comparisons, output)
+    nested deeper than `RECORD_DEPTH` is refused: nothing downstream (keys, comparisons, output)
     could handle it, and one such line must not stop the run.
     """
     scan = line.translate(_SCAN)
@@ -42,7 +42,7 @@ def decode(line: bytes, source: str) -> Any:
         if "depth" in str(e) or isinstance(e, RecursionError):
             return _too_deep(source)
         return not_json(line, source)
-    if scan.count(b"(") >= MAX_DEPTH and depth(value) > MAX_DEPTH:
+    if scan.count(b"(") > RECORD_DEPTH and too_deep(value, RECORD_DEPTH):
         return _too_deep(source)
     return value
 
@@ -50,8 +50,8 @@ def decode(line: bytes, source: str) -> Any:
 def _too_deep(source: str) -> TraceError:
     return TraceError(
         source,
-        f"the record is nested more than {MAX_DEPTH} levels deep; evalrun reads up to "
-        f"{MAX_DEPTH} (skipped)",
+        f"the record is nested more than {RECORD_DEPTH} levels deep; evalrun reads records up "
+        f"to {RECORD_DEPTH} levels (skipped)",
     )
 
 
