@@ -6,7 +6,9 @@ are data: nothing in them is ever executed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import difflib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -229,3 +231,53 @@ def _effect(raw: Any, where: str) -> Effect:
     if where_obj is not MISSING and op != "count":
         raise InputError(f"{where}: 'where' goes with 'count' only")
     return Effect(at=raw["at"], op=op, value=value, where=where_obj, tokens=tokens)
+
+
+# ------------------------------------------------------------------------------- consistency
+
+
+def step_label(case: Case, step: Step) -> str:
+    """How a message names the step: `accept[0][1]`, or `expected_tool` in the legacy form."""
+    written = step.tool_loc[len(case.loc) :]
+    if written[:1] == ("accept",) and len(written) >= 3:
+        return f"accept[{written[1]}][{written[2]}]"
+    if written[:1] == ("expected_tool",):
+        return "expected_tool"
+    for i, sequence in enumerate(case.accept):  # a case built in code, without locations
+        for j, s in enumerate(sequence):
+            if s is step:
+                return f"accept[{i}][{j}]"
+    return "a step"
+
+
+@dataclass(frozen=True)
+class UnknownTool:
+    """A case step that names a tool no schema defines: every run of the case fails there."""
+
+    case: Case
+    step: Step
+    label: str
+    close: str | None
+    """The defined tool the name is closest to, if any: a likely typo."""
+
+    @property
+    def message(self) -> str:
+        text = (
+            f"case {self.case.id!r}: {self.label} calls {self.step.tool!r}, which no tool "
+            "schema defines"
+        )
+        return text + (f"; did you mean {self.close!r}?" if self.close else "")
+
+
+def unknown_tools(cases: Mapping[str, Case], tools: Iterable[str]) -> Iterator[UnknownTool]:
+    """The case steps naming a tool no schema defines, in case order, each tool once a case."""
+    names = list(tools)
+    known = set(names)
+    for case in cases.values():
+        seen: set[str] = set()
+        for step in (step for sequence in case.accept for step in sequence):
+            if step.tool in known or step.tool in seen:
+                continue
+            seen.add(step.tool)
+            close = difflib.get_close_matches(step.tool, names, n=1)
+            yield UnknownTool(case, step, step_label(case, step), close[0] if close else None)

@@ -17,14 +17,14 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .cases import load_cases
+from .cases import load_cases, unknown_tools
 from .model import Case, InputError, Tool, TraceError
 from .norms import Normalizer, load_registry
 from .score import Grader, RunResult
 from .summary import Summary
 from .tools import load_tools
 from .traces import GroupingSeen, Reading, TraceReader, iter_lines, trace_files
-from .traces.lines import MAX_LINE_BYTES, block_lines, label_of, open_trace, read_blocks
+from .traces.lines import MAX_LINE_BYTES, Skipped, block_lines, label_of, open_trace, read_blocks
 from .write import Writer
 
 Item = RunResult | TraceError
@@ -44,6 +44,8 @@ class Config:
     cases: dict[str, Case]
     registry: dict[str, Normalizer] = field(repr=False)
     grader: Grader = field(repr=False, compare=False)
+    warnings: tuple[str, ...] = ()
+    """What is usable but likely wrong: a case step naming a tool no schema defines."""
 
 
 def load_config(tools_dir: str | Path, cases_dir: str | Path) -> Config:
@@ -51,7 +53,8 @@ def load_config(tools_dir: str | Path, cases_dir: str | Path) -> Config:
     registry = load_registry()
     tools = load_tools(tools_dir)
     cases = load_cases(cases_dir)
-    return Config(tools, cases, registry, Grader(tools, cases, registry=registry))
+    warnings = tuple(u.message for u in unknown_tools(cases, tools))
+    return Config(tools, cases, registry, Grader(tools, cases, registry=registry), warnings)
 
 
 def graded(config: Config, reader: TraceReader, lines: Iterable[tuple[str, Any]]) -> Iterator[Item]:
@@ -70,6 +73,7 @@ def score(
     writer: Writer | None = None,
     progress: Callable[[int], None] | None = None,
     stdin: BinaryIO | None = None,
+    exclude: Iterable[str | Path] = (),
 ) -> Summary:
     """Grade every run in `paths`, in order, and return their summary.
 
@@ -78,12 +82,17 @@ def score(
     at a time, rendered by its `encoder` (in the workers, with `jobs` > 1), and then
     `writer.close(summary)`; `progress` is told how many records have been read, now and then.
     With `jobs` > 1 the summary and the results are the same, byte for byte, as with 1.
+
+    `exclude` names files never read, even under a traces directory (the output being written).
+    The summary's `warnings` say what was not read (files under a directory that are not
+    traces) and what is likely wrong in the configuration (`config.warnings`).
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
     reading = reading or Reading()
     reader = reading.reader()
-    files = trace_files(paths)
+    skipped: list[Skipped] = []
+    files = trace_files(paths, skipped=skipped, exclude=exclude)
     out = _Out(config, writer, progress)
     if jobs == 1 or (reader.format is not None and reader.format.group is not None):
         # Runs of a grouping format (OpenTelemetry spans) span lines and files: one reader.
@@ -93,6 +102,8 @@ def score(
     else:
         _score_parallel(config, files, reading, jobs, out, stdin)
     summary = out.summary.finish()
+    summary.warnings = [*config.warnings, *(str(s) for s in skipped)]
+    summary.files = len(files)
     if writer is not None:
         writer.close(summary)
     return summary

@@ -63,6 +63,10 @@ class Summary:
     """Per shape, the earliest run that shows it, with the difference to read."""
     errors: list[tuple[Order, str, str]] = field(default_factory=list)
     """The earliest unscoreable lines: (order, file:line, reason); all of them are counted."""
+    files: int = 0
+    """Trace inputs read (set by the scoring, which knows them)."""
+    warnings: list[str] = field(default_factory=list)
+    """What the scoring as a whole should tell: inputs not read, configuration likely wrong."""
 
     @classmethod
     def for_tools(cls, tools: Mapping[str, Tool]) -> Summary:

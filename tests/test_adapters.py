@@ -793,7 +793,7 @@ def project(tmp_path, name, records):
     return path
 
 
-def score(tmp_path, *args):
+def score(tmp_path, *args, exit_code=0):
     result = CliRunner().invoke(
         app,
         [
@@ -808,7 +808,7 @@ def score(tmp_path, *args):
             *args,
         ],
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == exit_code, result.output
     return json.loads(result.stdout)
 
 
@@ -861,7 +861,8 @@ def test_score_each_format(tmp_path, fmt):
     # Forced, the same file reads the same; forced wrong, nothing is scored and all is counted.
     assert score(tmp_path, "--trace-format", fmt)["runs"] == doc["runs"]
     wrong = "otel" if fmt != "otel" else "native"
-    forced = score(tmp_path, "--trace-format", wrong)["summary"]
+    # (no run scored is exit 2: a wrong format must not pass CI on nothing)
+    forced = score(tmp_path, "--trace-format", wrong, exit_code=2)["summary"]
     assert (forced["runs"], forced["unscoreable"]) == (0, 3)
 
 

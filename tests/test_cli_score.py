@@ -91,7 +91,7 @@ def test_jsonl_is_the_runs_then_the_summary():
     result = invoke(*BASE, str(DATA / "traces"), "--format", "jsonl")
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert lines[:-1] == doc["runs"]
-    assert lines[-1] == {"errors": doc["errors"], "summary": doc["summary"]}
+    assert lines[-1] == {"errors": doc["errors"], "summary": doc["summary"], "warnings": []}
 
 
 def test_output_is_deterministic_and_keys_sorted(tmp_path):
@@ -125,7 +125,7 @@ def test_the_table_at_80_columns_without_colour():
     assert "a.jsonl:7  line is not valid JSON" in out
     # stderr is not a terminal here: no progress bar, only the note on unscoreable lines
     assert result.stderr == (
-        "2 of 9 trace lines could not be scored (listed with file:line in the output)\n"
+        "2 of 9 trace records could not be scored (listed with file:line in the output)\n"
     )
 
 

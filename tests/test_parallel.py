@@ -272,7 +272,7 @@ def test_stdin_gzip_and_a_broken_gzip(generated, tmp_path):
 def test_a_file_that_cannot_be_opened_stops_scoring_in_its_turn(generated, tmp_path, monkeypatch):
     config = load_config(generated / "tools", generated / "cases")
     paths = [generated / "traces" / "part-03.jsonl", tmp_path / "missing.jsonl"]
-    monkeypatch.setattr(pipeline, "trace_files", lambda paths: [str(p) for p in paths])
+    monkeypatch.setattr(pipeline, "trace_files", lambda paths, **_: [str(p) for p in paths])
     for jobs in (1, 2):
         seen = Collect()
         with pytest.raises(pipeline.InputError, match=r"missing\.jsonl"):

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import sys
+from typing import Annotated
+
 import typer
 
+from .. import __version__
 from . import diff, lint, norms, score
+
+try:  # typer vendors its own click from 0.2x on: its exceptions are not click's
+    from typer import _click as click
+except ImportError:  # pragma: no cover (older typer)
+    import click  # type: ignore[no-redef]
 
 app = typer.Typer(
     name="evalrun",
@@ -15,12 +26,70 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain click help: paragraphs rewrapped, and flags shown as flags (rich's panels showed
+    # `--strict <bool>`, as if it took a value).
+    rich_markup_mode=None,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"evalrun {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Score LLM agents' recorded tool calls honestly: the failure rate exact-match reports, the
+    true one, and every difference explained by its shape."""
+
+
 app.command("score")(score.score)
 app.command("norms")(norms.norms)
 app.command("lint")(lint.lint)
 app.command("diff")(diff.diff)
 
+EXIT_PIPE = 141
+"""A reader closed the pipe (`| head`): as a shell reports a process SIGPIPE ended."""
+
 
 def main() -> None:
-    app()
+    """The console script: the app, with what click does not handle said in one line."""
+    try:
+        code = app(standalone_mode=False)
+    except SystemExit as e:
+        # click ends a closed pipe with exit 1, the code that means "threshold crossed"; it
+        # leaves stdout wrapped, which is how it is told apart.
+        code = _closed_pipe() if isinstance(sys.stdout, click.utils.PacifyFlushWrapper) else e.code
+    except click.ClickException as e:
+        e.show()
+        code = e.exit_code
+    except typer.Abort:
+        print("interrupted", file=sys.stderr)
+        code = 130
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        code = 130
+    except BrokenPipeError:
+        code = _closed_pipe()
+    except OSError as e:
+        if e.errno == errno.EPIPE:
+            code = _closed_pipe()
+        else:  # writing the output failed: a full disk, /dev/full
+            print(f"error: cannot write the output: {e.strerror or e}", file=sys.stderr)
+            code = 2
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _closed_pipe() -> int:
+    # Python flushes stdout at exit, which would fail again: point it at nothing first.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_PIPE

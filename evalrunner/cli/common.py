@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
@@ -15,6 +19,8 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
 from ..model import InputError
+from ..summary import Summary
+from ..traces import BUILTINS
 from ..write.table import data_console as data_console  # the listings print through it too
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT = 0, 1, 2
@@ -33,6 +39,49 @@ CasesOpt = Annotated[Path, typer.Option("--cases", help="Directory (or file) of 
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or jsonl.")]
 OutputOpt = Annotated[
     Path | None, typer.Option("--output", "-o", help="Write the output to FILE, not stdout.")
+]
+
+
+TraceFormatOpt = Annotated[
+    str,
+    typer.Option(
+        "--trace-format",
+        metavar="FORMAT",
+        help="How trace lines are written: auto (each line's format detected), or one of "
+        + ", ".join(BUILTINS)
+        + " (or a plugin's). See docs/trace-formats.md.",
+    ),
+]
+CaseKeyOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--case-key",
+        metavar="PATH",
+        help="Where each record keeps its case id, as a dotted path (request.metadata.task). "
+        "Default: case_id, else metadata.case_id; for otel, the span attribute named PATH "
+        "(default evalrun.case_id).",
+        show_default=False,
+    ),
+]
+RunKeyOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--run-key",
+        metavar="PATH",
+        help="Where each record keeps its run id, as --case-key. Default: run_id, else "
+        "metadata.run_id; for otel, the attribute evalrun.run_id, else the trace id.",
+        show_default=False,
+    ),
+]
+MaxLineOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-line-bytes",
+        metavar="BYTES",
+        min=1,
+        help="The longest trace line read; a longer one is reported unscoreable, never held "
+        "in memory.",
+    ),
 ]
 
 
@@ -60,8 +109,14 @@ def input_errors() -> Iterator[None]:
 
 
 @contextmanager
-def output_stream(path: Path | None) -> Iterator[IO[bytes]]:
-    """The binary stream data goes to: FILE, or standard output."""
+def output_stream(path: Path | None, *, inputs: Sequence[str | Path] = ()) -> Iterator[IO[bytes]]:
+    """The binary stream data goes to: FILE, or standard output.
+
+    FILE is written whole or not at all: the data goes to a temporary file beside it, renamed over
+    it when the command has written everything, so a failure or an interrupt leaves the previous
+    file as it was (a device or a pipe, which cannot be replaced, is written directly). An output
+    that is one of the `inputs` (or resolves to one) is refused before anything is read.
+    """
     if path is None:
         yield sys.stdout.buffer
         # The table is written through the text layer, JSON through the buffer: flush both, so
@@ -69,11 +124,59 @@ def output_stream(path: Path | None) -> Iterator[IO[bytes]]:
         sys.stdout.flush()
         sys.stdout.buffer.flush()
         return
+    for name in inputs:
+        if name != "-" and _same_file(path, Path(name)):
+            raise fail(
+                f"--output {str(path)!r} is one of the inputs ({name}): writing it would destroy "
+                "what is read; write the output elsewhere"
+            )
+    if path.exists() and not path.is_file():  # /dev/stdout, a FIFO: nothing to replace
+        try:
+            with open(path, "wb") as f:
+                yield f
+        except OSError as e:
+            raise fail(f"cannot write {path}: {e.strerror or e}") from None
+        return
     try:
-        with open(path, "wb") as f:
-            yield f
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
     except OSError as e:
         raise fail(f"cannot write {path}: {e.strerror or e}") from None
+    done = False
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+        if path.exists():
+            shutil.copymode(path, temp)
+        else:
+            os.chmod(temp, 0o666 & ~_umask())
+        os.replace(temp, path)
+        done = True
+    except OSError as e:
+        raise fail(f"cannot write {path}: {e.strerror or e}") from None
+    except KeyboardInterrupt:
+        stderr().print(
+            f"interrupted: {path} was not written"
+            + (" (it is as it was)" if path.exists() else ""),
+            markup=False,
+        )
+        raise
+    finally:
+        if not done:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 @contextmanager
@@ -118,3 +221,64 @@ class _Progress:
     def stop(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+
+
+# ------------------------------------------------------------------------------ exit codes
+
+
+def check_rate(rate: float | None, flag: str = "--fail-above") -> None:
+    """A rate flag takes a fraction: 39 for 39% is a usage error that says so."""
+    if rate is None or 0.0 <= rate <= 1.0:
+        return
+    hint = f": for {rate:g}%, write {rate / 100:g}" if 1.0 < rate <= 100.0 else ""
+    raise fail(f"{flag} takes a fraction from 0 to 1, not {rate:g}{hint}")
+
+
+def verdict_exit(summary: Summary, *, strict: bool = False, fail_above: float | None = None) -> int:
+    """The exit code of a scoring, with what decided it said on stderr: 2 when no run was scored
+    (a broken path or logger must not pass CI) or, with --strict, when a record could not be
+    scored; 1 when the true run failure rate is above --fail-above; else 0."""
+    err = stderr()
+    for warning in summary.warnings:
+        err.print(f"warning: {warning}", markup=False, soft_wrap=True, highlight=False)
+    if summary.unscoreable:
+        err.print(
+            f"{summary.unscoreable:,} of {summary.lines:,} trace records could not be scored "
+            "(listed with file:line in the output)"
+        )
+    if summary.runs == 0:
+        fail(_nothing_scored(summary))
+        return EXIT_INPUT
+    if strict and summary.unscoreable:
+        fail(f"--strict: {summary.unscoreable:,} trace records could not be scored")
+        return EXIT_INPUT
+    if fail_above is not None:
+        rate = summary.true_failed_runs / summary.runs
+        if rate > fail_above:
+            a, b = _distinct_percentages(rate, fail_above)
+            err.print(f"true run failure rate {a} is above --fail-above {b}")
+            return EXIT_THRESHOLD
+    return EXIT_OK
+
+
+def _nothing_scored(summary: Summary) -> str:
+    read = f"{summary.files:,} trace file(s), {summary.lines:,} record(s)"
+    if summary.files == 0:
+        why = "no trace file was found"
+        if summary.warnings:
+            why += " (see the warnings above: files that were not read)"
+        return f"no run was scored: {why}; name a trace file or directory"
+    if summary.lines == 0:
+        return f"no run was scored: read {read}; the files are empty"
+    first = summary.errors[0] if summary.errors else None
+    example = f", e.g. {first[1]}: {first[2]}" if first is not None else ""
+    return f"no run was scored: read {read}, none of them a run that can be scored{example}"
+
+
+def _distinct_percentages(a: float, b: float) -> tuple[str, str]:
+    """Both rates as percentages with as many decimals as it takes to tell them apart."""
+    for digits in range(1, 7):
+        x, y = f"{a:.{digits}%}", f"{b:.{digits}%}"
+        if x != y:
+            return x, y
+    return f"{a:%}", f"{b:%}"

@@ -11,20 +11,24 @@ import typer
 
 from ..scoring import load_config
 from ..scoring import score as run_scoring
-from ..traces import AUTO, BUILTINS, Reading
+from ..traces import AUTO, Reading
+from ..traces.lines import MAX_LINE_BYTES
 from ..write import WRITERS, Output
 from ..write.table import SHOW
 from .common import (
-    EXIT_INPUT,
-    EXIT_THRESHOLD,
+    CaseKeyOpt,
     CasesOpt,
+    MaxLineOpt,
     OutputOpt,
+    RunKeyOpt,
     ToolsOpt,
+    TraceFormatOpt,
+    check_rate,
     fail,
     input_errors,
     output_stream,
     progress,
-    stderr,
+    verdict_exit,
 )
 
 ResultsFormat = Enum(  # type: ignore[misc]
@@ -58,14 +62,13 @@ def score(
         float | None,
         typer.Option(
             "--fail-above",
-            min=0.0,
-            max=1.0,
             metavar="RATE",
-            help="Exit 1 when the true run failure rate is above RATE (0 to 1), for CI.",
+            help="Exit 1 when the true run failure rate is above RATE, a fraction from 0 to 1 "
+            "(0.15 for 15%), for CI.",
         ),
     ] = None,
     strict: Annotated[
-        bool, typer.Option("--strict", help="Exit 2 when any trace line cannot be scored.")
+        bool, typer.Option("--strict", help="Exit 2 when any trace record cannot be scored.")
     ] = False,
     show: Annotated[
         Show | None,
@@ -75,38 +78,16 @@ def score(
             "failures (every true failure), real-failures, false-failures, false-passes.",
         ),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", min=0, help="How many runs --show lists.")] = 20,
-    trace_format: Annotated[
-        str,
+    limit: Annotated[
+        int | None,
         typer.Option(
-            "--trace-format",
-            metavar="FORMAT",
-            help="How trace lines are written: auto (each line's format detected), or one of "
-            + ", ".join(BUILTINS)
-            + " (or a plugin's). See docs/trace-formats.md.",
-        ),
-    ] = AUTO,
-    case_key: Annotated[
-        str | None,
-        typer.Option(
-            "--case-key",
-            metavar="PATH",
-            help="Where each record keeps its case id, as a dotted path (request.metadata.task). "
-            "Default: case_id, else metadata.case_id; for otel, the span attribute named "
-            "PATH (default evalrun.case_id).",
-            show_default=False,
+            "--limit", min=0, help="How many runs --show lists (default 20).", show_default=False
         ),
     ] = None,
-    run_key: Annotated[
-        str | None,
-        typer.Option(
-            "--run-key",
-            metavar="PATH",
-            help="Where each record keeps its run id, as --case-key. Default: run_id, else "
-            "metadata.run_id; for otel, the attribute evalrun.run_id, else the trace id.",
-            show_default=False,
-        ),
-    ] = None,
+    trace_format: TraceFormatOpt = AUTO,
+    case_key: CaseKeyOpt = None,
+    run_key: RunKeyOpt = None,
+    max_line_bytes: MaxLineOpt = MAX_LINE_BYTES,
     jobs: Annotated[
         str,
         typer.Option(
@@ -131,12 +112,15 @@ def score(
         raise fail(
             f"--show lists runs under the table; with --format {format.value}, filter with jq"
         )
+    if limit is not None and show is None:
+        raise fail("--limit counts the runs --show lists: add --show (failures, for instance)")
+    check_rate(fail_above)
     n_jobs = _jobs(jobs)
     with input_errors():
-        reading = Reading(trace_format, case_key=case_key, run_key=run_key)
+        reading = Reading(trace_format, case_key, run_key, max_line_bytes)
         reading.reader()  # bad options are unusable input before anything is read
         config = load_config(tools, cases)
-        with output_stream(output) as out:
+        with output_stream(output, inputs=paths) as out:
             writer = writer_format.make(
                 Output(
                     out,
@@ -144,30 +128,20 @@ def score(
                     path=output,
                     sources=tuple(paths),
                     show=show.value if show is not None else None,
-                    limit=limit,
+                    limit=limit if limit is not None else 20,
                 )
             )
             with progress("scoring") as tick:
                 summary = run_scoring(
-                    config, paths, reading=reading, jobs=n_jobs, writer=writer, progress=tick
+                    config,
+                    paths,
+                    reading=reading,
+                    jobs=n_jobs,
+                    writer=writer,
+                    progress=tick,
+                    exclude=[output] if output is not None else [],
                 )
-
-    err = stderr()
-    if summary.unscoreable:
-        err.print(
-            f"{summary.unscoreable} of {summary.lines} trace lines could not be scored "
-            "(listed with file:line in the output)"
-        )
-    if strict and summary.unscoreable:
-        raise typer.Exit(code=EXIT_INPUT)
-    if (
-        fail_above is not None
-        and summary.runs
-        and summary.true_failed_runs / summary.runs > fail_above
-    ):
-        rate = summary.true_failed_runs / summary.runs
-        err.print(f"true run failure rate {rate:.1%} is above --fail-above {fail_above:.1%}")
-        raise typer.Exit(code=EXIT_THRESHOLD)
+    raise typer.Exit(code=verdict_exit(summary, strict=strict, fail_above=fail_above))
 
 
 def _jobs(value: str) -> int:

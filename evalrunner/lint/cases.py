@@ -6,26 +6,19 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 
+from ..cases import step_label
 from ..compare import normalize
-from ..model import Case, Step
+from ..model import Case
 from .findings import Finding, cut, finding
 from .laws import raised
 from .schema import PATTERN_FIX, ToolSite, values
-
-
-def _label(case: Case, step: Step) -> str:
-    """How a message names the step: `accept[0][1]`, or `expected_tool` in the legacy form."""
-    written = step.tool_loc[len(case.loc) :]
-    if written[:1] == ("accept",) and len(written) >= 3:
-        return f"accept[{written[1]}][{written[2]}]"
-    return "expected_tool"
 
 
 def check_case(case: Case, tools: Mapping[str, ToolSite], out: list[Finding]) -> None:
     """The findings about one case: steps naming no tool, args the tool refuses or its rules
     cannot read; and the case's values handed to the rules' law checks."""
     for step in (step for sequence in case.accept for step in sequence):
-        label, tool_at, args_at = _label(case, step), step.tool_loc, step.args_loc
+        label, tool_at, args_at = step_label(case, step), step.tool_loc, step.args_loc
         tool = tools.get(step.tool)
         if tool is None:
             close = difflib.get_close_matches(step.tool, list(tools), n=1)

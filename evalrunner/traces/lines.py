@@ -59,13 +59,20 @@ class Skipped:
 # ------------------------------------------------------------------------------------- files
 
 
-def trace_files(paths: Iterable[str | Path], *, skipped: list[Skipped] | None = None) -> list[str]:
+def trace_files(
+    paths: Iterable[str | Path],
+    *,
+    skipped: list[Skipped] | None = None,
+    exclude: Iterable[str | Path] = (),
+) -> list[str]:
     """The trace inputs named by `paths`, directories expanded (recursive, sorted); `-` is stdin.
 
     A file named explicitly is read whatever its name. Under a directory, `.jsonl` and
-    `.jsonl.gz` files are read; every other file is left out and, with `skipped`, named there
-    with the reason, as is a link that leads nowhere.
+    `.jsonl.gz` files are read, except a file of evalrun's own results and those in `exclude`;
+    every other file is left out and, with `skipped`, named there with the reason, as is a link
+    that leads nowhere.
     """
+    excluded = {_real(p) for p in exclude}
     found: list[str] = []
     for path in paths:
         name = str(path)
@@ -76,7 +83,7 @@ def trace_files(paths: Iterable[str | Path], *, skipped: list[Skipped] | None = 
         if p.is_file():
             found.append(name)
         elif p.is_dir():
-            found.extend(_walk(p, skipped))
+            found.extend(f for f in _walk(p, skipped) if _real(f) not in excluded)
         elif p.is_symlink():
             raise InputError(f"trace path {name!r} is a link to nothing ({_link_target(p)})")
         elif not p.exists():
@@ -113,10 +120,43 @@ def _walk(root: Path, skipped: list[Skipped] | None) -> list[str]:
                 skipped.append(Skipped(str(f), f"a link to nothing ({_link_target(f)})"))
             continue
         if f.name.endswith(TRACE_SUFFIXES):
-            found.append(f)
+            if _holds_results(f):
+                if skipped is not None:
+                    skipped.append(Skipped(str(f), RESULTS_FILE))
+            else:
+                found.append(f)
         elif skipped is not None and not f.name.startswith("."):
             skipped.append(Skipped(str(f), _why_not_read(f)))
     return [str(f) for f in found]
+
+
+RESULTS_FILE = (
+    "evalrun's own results (score --format jsonl), not runs: not read; keep results out of "
+    "the traces"
+)
+
+
+def _holds_results(f: Path) -> bool:
+    """Whether a file's first record is a results record or a results summary line."""
+    try:
+        with open_trace(str(f)) as stream:
+            head = stream.read(1 << 16)
+    except (InputError, *_READ_ERRORS):
+        return False  # read in its turn, where the error is reported with its line
+    for line in head.split(b"\n"):
+        if line.strip():
+            return (
+                line.lstrip().startswith((b'{"calls":[{"index"', b'{"errors":['))
+                and (b'"label"' in line or b'"summary"' in line)
+            ) or (b'"verdict"' in line and b'"reported"' in line and b'"true"' in line)
+    return False
+
+
+def _real(p: str | Path) -> str:
+    try:
+        return str(Path(p).resolve())
+    except OSError:
+        return str(p)
 
 
 def _why_not_read(f: Path) -> str:

@@ -28,7 +28,8 @@ class JsonWriter:
         self.errors.copy_to(self.out)
         self.out.write(b'],"evalrun":' + dumps(__version__) + b',"runs":[')
         self.runs.copy_to(self.out)
-        self.out.write(b'],"summary":' + dumps(summary.to_json()) + b"}\n")
+        self.out.write(b'],"summary":' + dumps(summary.to_json()))
+        self.out.write(b',"warnings":' + dumps(summary.warnings) + b"}\n")
 
 
 def _make(output: Output) -> JsonWriter:

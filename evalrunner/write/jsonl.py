@@ -25,7 +25,8 @@ class JsonlWriter:
     def close(self, summary: Summary) -> None:
         self.out.write(b'{"errors":[')
         self.errors.copy_to(self.out)
-        self.out.write(b'],"summary":' + dumps(summary.to_json()) + b"}\n")
+        self.out.write(b'],"summary":' + dumps(summary.to_json()))
+        self.out.write(b',"warnings":' + dumps(summary.warnings) + b"}\n")
 
 
 def _make(output: Output) -> JsonlWriter:

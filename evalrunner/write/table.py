@@ -6,6 +6,7 @@ Written for an 80-column terminal, and readable without colour (`NO_COLOR`).
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import textwrap
@@ -79,9 +80,17 @@ WRITER = WriterFormat(
 def data_console(stream: IO[bytes] | Any, *, to_file: bool) -> Console:
     """A console for table output: the terminal's width, or 100 columns and no colour in a file."""
     if to_file:
-        return Console(file=_TextOut(stream), width=100, color_system=None, highlight=False)  # type: ignore[arg-type]
+        return _Console(file=_TextOut(stream), width=100, color_system=None, highlight=False)  # type: ignore[arg-type]
     width = None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", "80"))
-    return Console(highlight=False, width=width)
+    return _Console(highlight=False, width=width)
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """A reader that closed the pipe (`| head`) is no error of ours: say so to the caller
+        (rich would exit 1, the code that means "a threshold was crossed")."""
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, "the reader closed the pipe")
 
 
 class _TextOut:
