@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from . import diff, lint, norms, score
+from .audit import app as audit_app
 
 app = typer.Typer(
     name="evalrun",
@@ -20,6 +21,7 @@ app.command("score")(score.score)
 app.command("norms")(norms.norms)
 app.command("lint")(lint.lint)
 app.command("diff")(diff.diff)
+app.add_typer(audit_app, name="audit")
 
 
 def main() -> None:
