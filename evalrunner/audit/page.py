@@ -146,7 +146,7 @@ header.bar h1 { font-size: 1rem; margin: 0; white-space: nowrap; }
 #strip button.correct { background: var(--ok); border-color: var(--ok); }
 #strip button.wrong { background: var(--bad); border-color: var(--bad); }
 #strip button.current { outline: 2px solid var(--accent); outline-offset: 1px; }
-main { padding: 0 1rem 9rem; }
+main { padding: 0 1rem 1rem; }
 .runhead { display: flex; flex-wrap: wrap; gap: .75rem; align-items: baseline; margin: .5rem 0; }
 .runhead .ids code { font-size: 1rem; }
 .runhead .spacer { flex: 1; }
@@ -175,7 +175,7 @@ pre { margin: .2rem 0; padding: .4rem .5rem; background: #f3f5f8; border-radius:
 details summary { cursor: pointer; }
 .verdict { background: #fff8e1; border: 1px solid #f0d48a; border-radius: 6px; padding: .5rem .8rem;
   margin-bottom: 1rem; }
-aside.judge { position: fixed; left: 0; right: 0; bottom: 0; z-index: 2; display: flex; gap: .75rem;
+aside.judge { position: sticky; bottom: 0; z-index: 2; display: flex; gap: .75rem;
   align-items: center; padding: .6rem 1rem; background: var(--card); border-top: 1px solid var(--line); }
 aside.judge textarea { flex: 1; min-height: 2.6rem; max-height: 8rem; font: inherit; padding: .3rem; }
 button, label.button { font: inherit; padding: .35rem .8rem; border: 1px solid #aab2bf;
