@@ -178,3 +178,37 @@ def cohen_kappa(table: Sequence[Sequence[int]]) -> float | None:
     if chance >= 1.0:
         return None
     return (observed - chance) / (1 - chance)
+
+
+# ------------------------------------------------------------------------------------ planning
+
+
+def runs_for_share(
+    share: float, half_width: float, *, population: int | None = None, z: float = Z95
+) -> int:
+    """How many runs of a stratum to read for a 95% interval of +-`half_width` on a share near
+    `share`: n0 = z^2 p (1 - p) / h^2 (the normal approximation, which the Wilson interval's
+    width approaches), then n0 / (1 + (n0 - 1) / N) in a stratum of N runs."""
+    n = z * z * share * (1 - share) / (half_width * half_width)
+    if population is not None:
+        n = n / (1 + (n - 1) / population)
+    return math.ceil(n)
+
+
+def runs_for_rate(
+    strata: Sequence[tuple[float, float]], half_width: float, *, z: float = Z95
+) -> list[int]:
+    """How many runs to read in each stratum, given as (its share of the population W_h, the
+    share of wrong runs expected in it p_h), for a 95% interval of +-`half_width` on the rate:
+    n = z^2 (sum W_h S_h)^2 / h^2 with S_h = sqrt(p_h (1 - p_h)), shared out in proportion to
+    W_h S_h (Neyman allocation, the least runs for the width; large strata)."""
+    spread = [w * math.sqrt(p * (1 - p)) for w, p in strata]
+    total = sum(spread)
+    n = z * z * total * total / (half_width * half_width)
+    return [math.ceil(n * s / total) if total else 0 for s in spread]
+
+
+def half_width_of_rate(strata: Sequence[tuple[float, float, int]], *, z: float = Z95) -> float:
+    """The normal approximation's half-width of the rate's 95% interval for strata given as
+    (W_h, p_h, runs read n_h): z sqrt(sum W_h^2 p_h (1 - p_h) / n_h) (large strata)."""
+    return z * math.sqrt(sum(w * w * p * (1 - p) / n for w, p, n in strata))
