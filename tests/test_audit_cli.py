@@ -80,6 +80,9 @@ def test_sample_writes_the_population_then_one_blind_run_a_line(corpus):
         "unscoreable": 2,
     }
     assert header["sample"] == {"reported_failures": 2, "reported_passes": 2}
+    # the lines that could not be scored are listed, not only counted
+    assert [e["source"] for e in header["errors"]] == ["traces/a.jsonl:7", "traces/a.jsonl:9"]
+    assert header["errors"][1]["error"] == "unknown case 'nope' (not in the cases directory)"
     assert header["seed"] == 1 and header["blind"] is True
     assert set(header["inputs"]) == {"tools", "cases", "traces"}
     assert header["inputs"]["traces"]["files"].keys() == {"a.jsonl"}
@@ -333,6 +336,21 @@ def test_unlabelled_lines_are_counted_and_left_out(corpus):
     assert doc["agreement"]["runs"] == 2 and doc["agreement"]["agree"] == 2
     # r3 is the only labelled reported failure: 1 wrong of 1; r1 the only labelled pass.
     assert doc["hand"]["true_run_failure_rate"] == pytest.approx(4 / 7 * 1 + 3 / 7 * 0, abs=1e-4)
+
+
+def test_lines_removed_from_the_sheet_are_noticed(corpus):
+    sample("--failures", "4", "--passes", "3", "--seed", "1")
+    header, runs = read()
+    write(header, [r for r in runs if r["run_id"] not in ("r1", "r2")])
+    doc, result = score_json()
+    assert doc["sample"]["reported_failures"] == 3 and doc["sample"]["reported_passes"] == 2
+    assert doc["warnings"] == [
+        "the sheet holds 3 of the 4 reported failures drawn: lines were removed; the estimate "
+        "uses the labelled runs left",
+        "the sheet holds 2 of the 3 reported passes drawn: lines were removed; the estimate uses "
+        "the labelled runs left",
+    ]
+    assert "warning: the sheet holds 3 of the 4 reported failures drawn" in result.stderr
 
 
 def test_a_stratum_not_labelled_gives_no_estimate_and_the_interval_for_any_rate(corpus):

@@ -71,9 +71,9 @@ def sample(
         show_verdict=show_verdict,
         reading=inputs.reading or Reading(),
         digest=digest,
-        unscoreable=len(population.errors),
+        errors=tuple(population.errors),
     )
-    return Sheet(header, runs, errors=population.errors)
+    return Sheet(header, runs)
 
 
 def score(

@@ -140,6 +140,13 @@ class Audit:
                 f"the {name} changed since the sheet was sampled ({change.describe()}); "
                 f"{consequence}"
             )
+        for stratum in STRATA:
+            present, drawn = sum(self.counts[stratum].values()), self.header.drawn[stratum]
+            if present < drawn:
+                out.append(
+                    f"the sheet holds {present} of the {drawn} {STRATUM_COUNTS[stratum].replace('_', ' ')} "
+                    "drawn: lines were removed; the estimate uses the labelled runs left"
+                )
         for changed in self.changed_runs:
             e = changed.entry
             out.append(

@@ -58,7 +58,8 @@ class Header:
     show_verdict: bool
     reading: Reading
     digest: Digest
-    unscoreable: int = 0
+    errors: tuple[TraceError, ...] = ()
+    """The trace lines that could not be scored when sampling, each with its reason."""
     evalrun: str = __version__
 
     @property
@@ -73,7 +74,7 @@ class Header:
             "population": {
                 "runs": self.runs,
                 **{STRATUM_COUNTS[s]: self.population[s] for s in STRATA},
-                "unscoreable": self.unscoreable,
+                "unscoreable": len(self.errors),
             },
             "sample": {STRATUM_COUNTS[s]: self.drawn[s] for s in STRATA},
             "seed": self.seed,
@@ -85,6 +86,7 @@ class Header:
             },
             "digest": self.digest.sha256,
             "inputs": self.digest.to_json(),
+            "errors": [{"source": e.source, "error": e.error} for e in self.errors],
         }
 
     @classmethod
@@ -119,7 +121,11 @@ class Header:
                 run_key=reading.get("run_key"),
             ),
             digest=Digest.from_json(data.get("inputs")),
-            unscoreable=population.get("unscoreable", 0),
+            errors=tuple(
+                TraceError(str(e.get("source")), str(e.get("error")))
+                for e in data.get("errors") or []
+                if type(e) is dict
+            ),
             evalrun=str(data.get("evalrun", "")),
         )
 
@@ -136,8 +142,6 @@ class Sheet:
 
     header: Header
     runs: list[dict[str, Any]] = field(default_factory=list)
-    errors: list[TraceError] = field(default_factory=list)
-    """The trace lines that could not be scored (counted in the header), each with its reason."""
 
     def lines(self) -> Iterator[bytes]:
         """The sheet's JSONL lines, each with its newline; the runs unlabelled."""

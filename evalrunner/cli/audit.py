@@ -15,7 +15,6 @@ from ..audit import sample as sample_runs
 from ..audit import score as score_sheet
 from ..audit.page import render_page
 from ..audit.table import render_audit
-from ..model import TraceError
 from ..traces import AUTO, BUILTINS, Reading
 from ..write.results import dumps
 from .common import (
@@ -186,18 +185,16 @@ def _report_sample(sheet: Sheet, output: Path) -> None:
         + Text(f"evalrun audit score {output.with_suffix('.jsonl')}", style="bold"),
         soft_wrap=True,
     )
-    _list_errors(sheet.errors, h.runs + len(sheet.errors))
-
-
-def _list_errors(errors: list[TraceError], lines: int) -> None:
+    errors = h.errors
     if not errors:
         return
-    err = stderr()
-    err.print(f"{len(errors):,} of {lines:,} trace lines could not be scored:")
+    err.print(f"{len(errors):,} of {h.runs + len(errors):,} trace lines could not be scored:")
     for e in errors[:MAX_LISTED]:
         err.print(Text(f"  {e.source}  {e.error}"), soft_wrap=True)
     if len(errors) > MAX_LISTED:
-        err.print(f"  … and {len(errors) - MAX_LISTED:,} more")
+        err.print(
+            f"  … and {len(errors) - MAX_LISTED:,} more (the sheet's first line lists them all)"
+        )
 
 
 @app.command("score")
