@@ -47,7 +47,8 @@ def sample(
         digest = digest_inputs(inputs.tools, inputs.cases, inputs.traces, copy)
         population = read_population(config, inputs, stdin=copy, progress=progress)
         sizes = {"reported_fail": failures, "reported_pass": passes}
-        # (key, position) pairs sort as their keys do: positions only break no ties.
+        # Keys are unique (the occurrence tells repeated ids apart): (key, position) pairs sort
+        # by key alone, so the canonical order is the keys'.
         drawn = stratified(population.strata, sizes, seed)
         picked = [(key, position, s) for s in STRATA for key, position in drawn[s]]
         records = records_at(inputs, {position for _, position, _ in picked}, stdin=copy)
