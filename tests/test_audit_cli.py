@@ -508,3 +508,66 @@ def test_every_audit_command_has_help(command):
     assert result.exit_code == 0
     assert f"Usage: evalrun audit {command}" in result.output
     assert len(result.output.splitlines()) > 8
+
+
+SPEC_EXAMPLE = {  # SPEC "`evalrun audit`", its JSON example ("…" values left out)
+    "evalrun": "0.2.0",
+    "population": {"runs": 4000, "reported_failures": 883, "reported_passes": 3117},
+    "sample": {"reported_failures": 100, "reported_passes": 120, "labelled": 220, "unlabelled": 0},
+    "hand": {
+        "true_run_failure_rate": 0.124,
+        "ci95": [0.101, 0.149],
+        "correct_among_reported_failures": 0.47,
+        "correct_among_reported_failures_ci95": [0.375, 0.567],
+        "wrong_among_reported_passes": 0.092,
+        "wrong_among_reported_passes_ci95": [0.052, 0.157],
+    },
+    "measured": {"reported_run_failure_rate": 0.221, "true_run_failure_rate": 0.118},
+    "agreement": {
+        "runs": 220,
+        "agree": 214,
+        "rate": 0.973,
+        "kappa": 0.94,
+        "matrix": {"correct": {"pass": 160, "fail": 4}, "wrong": {"pass": 2, "fail": 54}},
+    },
+    "disagreements": [
+        {
+            "run_id": "r-9",
+            "source": "traces/a.jsonl:9",
+            "label": "correct",
+            "evalrun": "fail",
+            "lead": "missing rule, default or alternate",
+            "detail": "…",
+        }
+    ],
+    "errors": [],
+}
+
+
+def same_shape(spec, ours, where="$"):
+    """Every key of SPEC's example is in ours, at the same place, with a value of the same kind."""
+    if isinstance(spec, dict):
+        assert isinstance(ours, dict), where
+        for key, value in spec.items():
+            assert key in ours, f"{where}.{key} is missing"
+            same_shape(value, ours[key], f"{where}.{key}")
+    elif isinstance(spec, list):
+        assert isinstance(ours, list), where
+        for value in ours:
+            if spec:
+                same_shape(spec[0], value, f"{where}[]")
+    elif isinstance(spec, (int, float)) and not isinstance(spec, bool):
+        assert isinstance(ours, (int, float)) and not isinstance(ours, bool), where
+    else:
+        assert type(ours) is type(spec), where
+
+
+def test_the_json_has_specs_keys_in_specs_places(corpus):
+    sample("--failures", "4", "--passes", "3", "--seed", "1")
+    label(CENSUS_LABELS)
+    doc, _ = score_json()
+    same_shape(SPEC_EXAMPLE, doc)
+    assert {d["lead"] for d in doc["disagreements"]} == {
+        "missing rule, default or alternate",
+        "a rule to doubt or a missing effect assertion",
+    }

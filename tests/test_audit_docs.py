@@ -96,3 +96,13 @@ def test_the_example_output_is_what_audit_score_prints(tmp_path, monkeypatch):
 def test_the_readme_lists_the_audit_commands():
     assert "| `evalrun audit sample`, `evalrun audit score` |" in README
     assert "[docs/audit.md](docs/audit.md)" in README
+
+
+def test_the_library_example_runs(tmp_path, monkeypatch):
+    for name in ("tools", "cases", "traces"):
+        shutil.copytree(DATA / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    code = re.search(r"## Library\n\n```python\n(.*?)```", DOC, re.S).group(1)
+    code = code.replace("failures=100, passes=120", "failures=2, passes=2")
+    exec(compile(code, "docs/audit.md", "exec"), {})  # an unlabelled sheet scores, empty
+    assert Path("audit.jsonl").read_text().count("\n") == 5
