@@ -49,6 +49,13 @@ def _missing(why: str) -> None:
     pytest.skip(why)
 
 
+_SHARED: dict[str, Any] = {}
+"""The session's one Playwright and browser. Each test module that imports the fixture has a
+session-scoped fixture of its own, and Playwright's sync API runs one instance per thread (a
+second one fails: "using Playwright Sync API inside the asyncio loop"): they share this one, and
+the last to finish closes it."""
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     executable = find_chromium()
@@ -58,10 +65,19 @@ def browser() -> Iterator[Any]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         _missing("playwright is not installed (pip install -e '.[dev]')")
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=executable, args=list(FLAGS))
-        yield launched
-        launched.close()
+    if not _SHARED:
+        playwright = sync_playwright().start()
+        launched = playwright.chromium.launch(executable_path=executable, args=list(FLAGS))
+        _SHARED.update(playwright=playwright, browser=launched, users=0)
+    _SHARED["users"] += 1
+    try:
+        yield _SHARED["browser"]
+    finally:
+        _SHARED["users"] -= 1
+        if not _SHARED["users"]:
+            _SHARED["browser"].close()
+            _SHARED["playwright"].stop()
+            _SHARED.clear()
 
 
 @pytest.fixture

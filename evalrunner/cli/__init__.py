@@ -11,6 +11,7 @@ import typer
 
 from .. import __version__
 from . import diff, lint, norms, score
+from .audit import app as audit_app
 
 try:  # typer vendors its own click from 0.2x on: its exceptions are not click's
     from typer import _click as click
@@ -55,6 +56,7 @@ app.command("score")(score.score)
 app.command("norms")(norms.norms)
 app.command("lint")(lint.lint)
 app.command("diff")(diff.diff)
+app.add_typer(audit_app, name="audit")
 
 EXIT_PIPE = 141
 """A reader closed the pipe (`| head`): as a shell reports a process SIGPIPE ended."""

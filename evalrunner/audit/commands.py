@@ -1,0 +1,143 @@
+"""The two library calls behind `evalrun audit sample` and `evalrun audit score`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, Any
+
+from ..jsonvalue import json_eq
+from ..model import InputError
+from ..score import RunResult
+from ..scoring import load_config
+from ..traces import Reading
+from .compare import Audit, ChangedRun, compare
+from .digest import digest_inputs
+from .population import (
+    Inputs,
+    read_population,
+    records_at,
+    score_runs,
+    seekable_stdin,
+)
+from .review import review, verdict
+from .sampling import STRATA, shuffled, stratified
+from .sheet import Entry, Header, Sheet, SheetError, read_sheet
+
+Progress = Callable[[int], None]
+
+
+def sample(
+    inputs: Inputs,
+    *,
+    failures: int,
+    passes: int,
+    seed: int,
+    show_verdict: bool = False,
+    stdin: IO[bytes] | None = None,
+    progress: Progress | None = None,
+) -> Sheet:
+    """Draw `failures` reported failures and `passes` reported passes (all of a stratum when it
+    has fewer) and make their sheet: blind, unless `show_verdict`."""
+    if failures < 0 or passes < 0:
+        raise InputError("--failures and --passes take a number of runs, 0 or more")
+    config = load_config(inputs.tools, inputs.cases)
+    with seekable_stdin(inputs.traces, stdin) as copy:
+        digest = digest_inputs(inputs.tools, inputs.cases, inputs.traces, copy)
+        population = read_population(config, inputs, stdin=copy, progress=progress)
+        sizes = {"reported_fail": failures, "reported_pass": passes}
+        # Keys are unique (the occurrence tells repeated ids apart): (key, position) pairs sort
+        # by key alone, so the canonical order is the keys'.
+        drawn = stratified(population.strata, sizes, seed)
+        picked = [(key, position, s) for s in STRATA for key, position in drawn[s]]
+        records = records_at(inputs, {position for _, position, _ in picked}, stdin=copy)
+    runs = []
+    for (run_id, case_id, occurrence), position, stratum in shuffled(picked, seed):
+        record = records[position]
+        line: dict[str, Any] = {"run_id": run_id, "case_id": case_id}
+        if occurrence:
+            line["occurrence"] = occurrence
+        line.update({"source": record.source, "stratum": stratum})
+        line.update(review(record, config.cases[case_id], config.tools, blind=not show_verdict))
+        if show_verdict:
+            result = config.grader.grade_record(record.record, record.source)
+            if isinstance(result, RunResult):  # it was scored once already: it is one
+                line["evalrun"] = verdict(result)
+        runs.append(line)
+    header = Header(
+        population=population.sizes(),
+        drawn={s: len(drawn[s]) for s in STRATA},
+        seed=seed,
+        show_verdict=show_verdict,
+        reading=inputs.reading or Reading(),
+        digest=digest,
+        errors=tuple(population.errors),
+    )
+    return Sheet(header, runs)
+
+
+def score(
+    sheet: str | Path,
+    inputs: Inputs,
+    *,
+    stdin: IO[bytes] | None = None,
+    progress: Progress | None = None,
+) -> Audit:
+    """Score a (labelled) sheet's runs as the traces are now, and compare with the labels."""
+    header, entries = read_sheet(sheet)
+    if inputs.reading is None:
+        inputs = replace(inputs, reading=header.reading)
+    config = load_config(inputs.tools, inputs.cases)
+    with seekable_stdin(inputs.traces, stdin) as copy:
+        now = digest_inputs(inputs.tools, inputs.cases, inputs.traces, copy)
+        scored = score_runs(config, inputs, {e.key for e in entries}, stdin=copy, progress=progress)
+        problems = []
+        for e in entries:
+            if e.key not in scored.found:
+                occurrence = f", occurrence {e.key[2]}" if e.key[2] else ""
+                problems.append(
+                    f"{sheet}:{e.line}: run {e.run_id!r} (case {e.case_id!r}{occurrence}) is "
+                    "not in the traces; score the traces it was sampled from, or remove the line"
+                )
+        for stratum in STRATA:
+            labelled = sum(1 for e in entries if e.stratum == stratum and e.label is not None)
+            if labelled > header.population[stratum]:
+                problems.append(
+                    f"{sheet}:1: {labelled} labelled runs of {stratum}, but its population has "
+                    f"{header.population[stratum]}; the first line is not this sheet's"
+                )
+        if problems:
+            raise SheetError(problems)
+        changes = header.digest.changes(now)
+        changed_runs = (
+            _changed_runs(inputs, entries, {e.line: scored.found[e.key][1] for e in entries}, copy)
+            if "traces" in changes
+            else []
+        )
+    return compare(
+        str(sheet),
+        header,
+        entries,
+        {e.line: scored.found[e.key][0] for e in entries},
+        scored.summary,
+        changes=changes,
+        changed_runs=changed_runs,
+        errors=scored.errors,
+    )
+
+
+def _changed_runs(
+    inputs: Inputs, entries: list[Entry], positions: dict[int, int], stdin: IO[bytes] | None
+) -> list[ChangedRun]:
+    """The sheet's runs whose calls or world are not what the sheet shows the reviewer."""
+    records = records_at(inputs, set(positions.values()), stdin=stdin)
+    out = []
+    for e in entries:
+        now = records[positions[e.line]].record
+        what = tuple(
+            part for part in ("calls", "world") if not json_eq(e.data.get(part), now.get(part))
+        )
+        if what:
+            out.append(ChangedRun(e, what))
+    return out

@@ -1,0 +1,139 @@
+"""`audit score --format table` (the default): the hand estimate beside evalrun's measurement, as
+the motivating post reported them, then the agreement and every disagreement with its lead.
+
+Everything that comes from a sheet or the traces (ids, notes, explanations) is printed as
+`rich.text.Text`, never as markup: a note that says `[bold]` stays those seven characters.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .compare import Audit
+from .stats import Estimate
+
+MAX_ERRORS = 20
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def _ci(e: Estimate) -> str:
+    return f"{100 * e.low:.1f}–{100 * e.high:.1f}%"
+
+
+def _n(x: int) -> str:
+    return f"{x:,}"
+
+
+def render_audit(audit: Audit, console: Console) -> None:
+    h = audit.header
+    fails, passes = audit.counts["reported_fail"], audit.counts["reported_pass"]
+    read_f = fails["correct"] + fails["wrong"]
+    read_p = passes["correct"] + passes["wrong"]
+    console.print(
+        Text.assemble(
+            ("evalrun audit", "bold"),
+            f" · {audit.sheet} · {_n(audit.labelled)} runs labelled"
+            + (f", {_n(audit.unlabelled)} not yet (left out)" if audit.unlabelled else "")
+            + f" · seed {h.seed}",
+        )
+    )
+    console.print(
+        f"Population: {_n(h.runs)} runs, {_n(h.population['reported_fail'])} reported failures "
+        f"and {_n(h.population['reported_pass'])} reported passes"
+    )
+    console.print()
+    m = audit.measured()
+    rates = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    rates.add_column("")
+    rates.add_column(f"hand ({_n(audit.labelled)} read)", justify="right", style="bold")
+    rates.add_column("95% interval", justify="right")
+    rates.add_column(f"evalrun ({_n(audit.summary.runs)})", justify="right")
+    rates.add_row(
+        "true run failure rate",
+        _pct(audit.rate.value),
+        _ci(audit.rate),
+        _pct(m["true_run_failure_rate"]),
+    )
+    rates.add_row("reported (exact-match)", "", "", _pct(m["reported_run_failure_rate"]))
+    rates.add_row(
+        "correct among reported fails",
+        f"{_pct(audit.correct_among_failures.value)} ({fails['correct']}/{read_f})",
+        _ci(audit.correct_among_failures),
+        _pct(m["correct_among_reported_failures"]),
+    )
+    rates.add_row(
+        "wrong among reported passes",
+        f"{_pct(audit.wrong_among_passes.value)} ({passes['wrong']}/{read_p})",
+        _ci(audit.wrong_among_passes),
+        _pct(m["wrong_among_reported_passes"]),
+    )
+    console.print(rates)
+    if audit.rate.value is None and h.runs:
+        console.print(
+            "The hand estimate needs labelled runs from both strata; the interval holds "
+            "whatever the unread stratum's rate is."
+        )
+    console.print()
+    _agreement(audit, console)
+    _disagreements(audit, console)
+    _errors(audit, console)
+
+
+def _agreement(audit: Audit, console: Console) -> None:
+    if not audit.labelled:
+        console.print("[bold]Agreement[/bold]: no labelled runs yet")
+        return
+    kappa = "undefined" if audit.kappa is None else f"{audit.kappa:.2f}"
+    console.print(
+        f"[bold]Agreement[/bold]: {_n(audit.agree)} of {_n(audit.labelled)} labelled runs "
+        f"({_pct(audit.agree / audit.labelled)}), Cohen's kappa {kappa}"
+    )
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("read as")
+    table.add_column("evalrun pass", justify="right")
+    table.add_column("evalrun fail", justify="right")
+    for label, row in audit.matrix.items():
+        table.add_row(label, _n(row["pass"]), _n(row["fail"]))
+    console.print(table)
+    console.print()
+
+
+def _disagreements(audit: Audit, console: Console) -> None:
+    if not audit.disagreements:
+        if audit.labelled:
+            console.print("No disagreements: evalrun reads every labelled run as the reviewer did.")
+        return
+    console.print(f"[bold]Disagreements[/bold] ({len(audit.disagreements)}), each a lead:")
+    console.print()
+    for d in audit.disagreements:
+        e = d.entry
+        console.print(
+            Text(f"{e.run_id}  {e.case_id}  {d.result.source} (sheet line {e.line})", style="bold")
+        )
+        verb = "passes" if d.evalrun == "pass" else "fails"
+        console.print(Text(f"  read {e.label}, evalrun {verb} ({d.result.verdict}) → {d.lead}"))
+        for hint in d.hints():
+            console.print(Text(f"  · {hint}"))
+        if e.note:
+            console.print(Text(f"  note: {e.note}"))
+        for line in d.detail_lines():
+            console.print(Text("  " + line, style="dim"))
+        console.print()
+
+
+def _errors(audit: Audit, console: Console) -> None:
+    if not audit.errors:
+        return
+    console.print(f"[bold]Unscoreable lines[/bold] ({_n(len(audit.errors))}, counted, not scored):")
+    for e in audit.errors[:MAX_ERRORS]:
+        console.print(Text(f"  {e.source}  {e.error}"))
+    if len(audit.errors) > MAX_ERRORS:
+        console.print(
+            f"  … and {_n(len(audit.errors) - MAX_ERRORS)} more (--format json lists them all)"
+        )
