@@ -41,7 +41,7 @@ def client():
             n_workers=2,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",  # a free port: another cluster on the machine may hold 8787
             silence_logs=40,
         ) as cluster,
         distributed.Client(cluster) as c,
