@@ -107,6 +107,17 @@ def score(
             show_default=False,
         ),
     ] = None,
+    group_by: Annotated[
+        str | None,
+        typer.Option(
+            "--group-by",
+            metavar="KEY",
+            help="Also summarize per value of KEY, a field of each trace record, dotted for "
+            "nesting (meta.model; for other trace formats, of the native record they are read "
+            "into). Runs without it form the group (none).",
+            show_default=False,
+        ),
+    ] = None,
     jobs: Annotated[
         str,
         typer.Option(
@@ -149,7 +160,13 @@ def score(
             )
             with progress("scoring") as tick:
                 summary = run_scoring(
-                    config, paths, reading=reading, jobs=n_jobs, writer=writer, progress=tick
+                    config,
+                    paths,
+                    reading=reading,
+                    jobs=n_jobs,
+                    writer=writer,
+                    progress=tick,
+                    group_by=group_by,
                 )
 
     err = stderr()
