@@ -333,7 +333,6 @@ def _shapes(s: dict[str, Any], kind: str) -> str:
                 counts.get(x, 0),
                 f"{n(counts.get(x, 0))} ({share(counts.get(x, 0), whole)})",
                 color,
-                (key, x),
             )
             for x in names
         ],
@@ -351,7 +350,7 @@ def _shapes(s: dict[str, Any], kind: str) -> str:
         rows.append(
             [
                 f"<code>{esc(x)}</code>",
-                n(counts.get(x, 0)),
+                num((key, x), n(counts.get(x, 0))),
                 f"<span class=meaning>{esc(SHAPES[x].meaning)}</span>{example}",
             ]
         )
