@@ -8,6 +8,7 @@ import re
 from math import comb
 from pathlib import Path
 
+import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ from evalrunner.summary import Summary
 from evalrunner.trials import CaseTrials, all_pass, pass_hat_k, trials_json
 from evalrunner.write import html as html_writer
 from evalrunner.write.markdown import md
+from tests.test_cli_score import SCHEMA
 from tests.test_summary import CONFIG, POOL, snapshot, summarize
 
 DATA = Path(__file__).parent / "data" / "cli"
@@ -70,6 +72,7 @@ def test_group_by_summarizes_each_group_and_names_runs_without_the_field(tmp_pat
     traces.write_text("\n".join(out) + "\n")
     result = invoke(*BASE, str(traces), "-f", "json", "--group-by", "meta.model")
     doc = json.loads(result.stdout)
+    jsonschema.validate(doc, SCHEMA)  # groups, trials and each run's group are in the schema
     s = doc["summary"]
     assert s["group_by"] == "meta.model"
     assert sorted(s["groups"]) == [NO_GROUP, "a", "b"]
