@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import accumulate
+from operator import add, mul
 from typing import Any
 
 
@@ -44,19 +46,35 @@ def all_pass(passes: int, runs: int, k: int) -> float:
 
 
 def pass_hat_k(cases: Mapping[str, CaseTrials], check: str) -> list[float]:
-    """pass^k for k = 1 ... the fewest runs of any case, of the `reported` or `true` check."""
+    """pass^k for k = 1 ... the fewest runs of any case, of the `reported` or `true` check.
+
+    Each case's chance is carried from k to k + 1 by one more ratio (a running product), so
+    this costs cases × k, not cases × k²: at 600,000 runs of 300 cases, k goes to about 2,000.
+    """
     if not cases:
         return []
-    ordered = [cases[name] for name in sorted(cases)]  # a fixed order: the same sum every time
+    ordered = [cases[name] for name in sorted(cases)]  # a fixed order: the same sums every time
     fewest = min(t.runs for t in ordered)
-    out = []
-    for k in range(1, fewest + 1):
-        total = 0.0
-        for t in ordered:
-            passes = t.reported_passes if check == "reported" else t.true_passes
-            total += all_pass(passes, t.runs, k)
-        out.append(total / len(ordered))
-    return out
+    sums = [0.0] * fewest
+    for t in ordered:
+        passes = t.reported_passes if check == "reported" else t.true_passes
+        last = min(passes, fewest)  # beyond `passes` draws, some draw fails: the chance is 0
+        chances = accumulate(((passes - i) / (t.runs - i) for i in range(last)), mul)
+        sums[:last] = map(add, sums[:last], chances)
+    return [total / len(ordered) for total in sums]
+
+
+def shown_ks(count: int) -> list[int]:
+    """Which k a report lists when there are `count`: 1 to 8, then powers of two, and the
+    last (JSON has them all)."""
+    ks = [k for k in range(1, min(count, 8) + 1)]
+    k = 16
+    while k < count:
+        ks.append(k)
+        k *= 2
+    if count > 8:
+        ks.append(count)
+    return ks
 
 
 def has_repeats(cases: Mapping[str, CaseTrials]) -> bool:

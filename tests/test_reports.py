@@ -306,3 +306,24 @@ def test_shares_fill_small_strata_first():
     assert html_writer._shares({"a": 1, "b": 100, "c": 100}, 11) == {"a": 1, "b": 5, "c": 5}
     assert html_writer._shares({"a": 2, "b": 3}, 10) == {"a": 2, "b": 3}
     assert sum(html_writer._shares({"a": 50, "b": 7, "c": 90}, 60).values()) == 60
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.integers(1, 30).flatmap(
+            lambda n: st.tuples(st.just(n), st.integers(0, n), st.integers(0, n))
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_pass_hat_k_is_the_mean_of_each_cases_chance(counts):
+    cases = {f"c{i}": CaseTrials(n, r, t) for i, (n, r, t) in enumerate(counts)}
+    fewest = min(n for n, _, _ in counts)
+    for check, at in (("reported", 1), ("true", 2)):
+        got = pass_hat_k(cases, check)
+        assert len(got) == fewest
+        for k in range(1, fewest + 1):
+            want = sum(comb(c[at], k) / comb(c[0], k) for c in counts) / len(counts)
+            assert got[k - 1] == pytest.approx(want, abs=1e-12)

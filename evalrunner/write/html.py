@@ -27,6 +27,7 @@ from typing import Any
 from .. import __version__
 from ..jsonvalue import kept
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
+from ..trials import shown_ks
 from . import Output, WriterFormat
 from .explain import explain
 from .page import (
@@ -423,7 +424,8 @@ def _trials(s: dict[str, Any]) -> str:
     ks = t.get("pass_hat_k") or []
     chart_rows = []
     rows = []
-    for i, row in enumerate(ks):
+    for i in (k - 1 for k in shown_ks(len(ks))):
+        row = ks[i]
         k = row.get("k")
         chart_rows.append(Pair(f"pass^{k}", row.get("reported") or 0, row.get("true") or 0))
         rows.append(
@@ -439,7 +441,7 @@ def _trials(s: dict[str, Any]) -> str:
         f"<p>{n(len(cases))} cases, {num(('trials', 'min_trials'), n(t.get('min_trials')))} to "
         f"{num(('trials', 'max_trials'), n(t.get('max_trials')))} runs each. pass^k is the chance "
         "that k runs of a case, drawn at random, all pass, averaged over the cases (k up to the "
-        "fewest runs of any case).</p>"
+        "fewest runs of any case; --format json has every k).</p>"
         f"{legend()}{pairs(chart_rows[:20], title='pass^k: reported vs true', top=1)}"
         f"{table(['k', 'reported', 'true'], rows)}</section>"
     )

@@ -23,6 +23,7 @@ from typing import IO, Any
 from xml.sax.saxutils import escape, quoteattr
 
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES
+from ..trials import shown_ks
 from . import Output, WriterFormat
 from .explain import explain, headline
 from .report import ReportWriter, RunJson
@@ -199,7 +200,8 @@ def _properties(s: dict[str, Any], extra: list[tuple[str, Any]] | None = None) -
     ]
     trials = s.get("trials")
     if isinstance(trials, dict):
-        for row in trials.get("pass_hat_k") or []:
+        ks = trials.get("pass_hat_k") or []
+        for row in (ks[k - 1] for k in shown_ks(len(ks))):
             props += [
                 (f"pass^{row.get('k')}.reported", row.get("reported")),
                 (f"pass^{row.get('k')}.true", row.get("true")),

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
+from ..trials import shown_ks
 from . import Output, WriterFormat
 from .report import ReportWriter, RunJson
 
@@ -238,9 +239,10 @@ def _trials(s: dict[str, Any]) -> list[str]:
     t = s.get("trials")
     if not isinstance(t, dict):
         return []
+    ks = t.get("pass_hat_k") or []
     rows = [
         [f"pass^{row.get('k')}", _pct(row.get("reported")), f"**{_pct(row.get('true'))}**"]
-        for row in t.get("pass_hat_k") or []
+        for row in (ks[k - 1] for k in shown_ks(len(ks)))
     ]
     return [
         f"**Repeated trials**: {_n(len(t.get('cases') or {}))} cases, {_n(t.get('min_trials'))} "

@@ -24,7 +24,7 @@ from ..model import TraceError
 from ..score import RunResult
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary import Summary
-from ..trials import has_repeats, trials_json
+from ..trials import has_repeats, shown_ks, trials_json
 from . import Output, WriterFormat
 
 SHOW: dict[str, frozenset[str]] = {
@@ -299,7 +299,7 @@ def _trials(console: Console, s: Summary) -> None:
     table.add_column("reported", justify="right")
     table.add_column("true", justify="right", style="bold")
     rows = t["pass_hat_k"]
-    for row in rows if len(rows) <= 8 else [*rows[:7], rows[-1]]:
+    for row in (rows[k - 1] for k in shown_ks(len(rows))):
         table.add_row(
             f"pass^{row['k']}", f"{100 * row['reported']:.1f}%", f"{100 * row['true']:.1f}%"
         )
