@@ -327,3 +327,13 @@ def test_pass_hat_k_is_the_mean_of_each_cases_chance(counts):
         for k in range(1, fewest + 1):
             want = sum(comb(c[at], k) / comb(c[0], k) for c in counts) / len(counts)
             assert got[k - 1] == pytest.approx(want, abs=1e-12)
+
+
+def test_the_table_prints_group_values_as_text_not_markup(tmp_path):
+    record = json.loads((DATA / "traces" / "a.jsonl").read_text().splitlines()[0])
+    record["meta"] = {"model": "[bold red]m[/bold red] [link=x]y"}
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(json.dumps(record) + "\n")
+    result = invoke(*BASE, str(traces), "--group-by", "meta.model")
+    assert result.exit_code == 0, result.output
+    assert "[bold red]m[/bold red] [link=x]y" in result.stdout.replace("\n", "")

@@ -68,7 +68,7 @@ def render(
     runs = s.get("runs") or 0
     head = f"### evalrun · {_n(runs)} runs · {_n(s.get('calls'))} calls"
     if sources:
-        head += " · " + ", ".join(f"`{md(x).replace('`', '')}`" for x in sources)
+        head += " · " + ", ".join(md(x) for x in sources)
     if s.get("unscoreable"):
         head += f" · {_n(s['unscoreable'])} unscoreable lines"
     out = [head, ""]
