@@ -49,8 +49,16 @@ def _missing(why: str) -> None:
     pytest.skip(why)
 
 
+_LAUNCHED: list[Any] = []
+"""The one browser of this test process. Each module that imports the fixtures gets its own
+copy of them, and Playwright's sync API cannot run twice at once in a thread: they share it."""
+
+
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
+def browser(request: pytest.FixtureRequest) -> Iterator[Any]:
+    if _LAUNCHED:
+        yield _LAUNCHED[0]
+        return
     executable = find_chromium()
     if executable is None:
         _missing("no chromium on PATH (apt-get install chromium, or set EVALRUN_CHROMIUM)")
@@ -58,10 +66,17 @@ def browser() -> Iterator[Any]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         _missing("playwright is not installed (pip install -e '.[dev]')")
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=executable, args=list(FLAGS))
-        yield launched
+    p = sync_playwright().start()
+    launched = p.chromium.launch(executable_path=executable, args=list(FLAGS))
+    _LAUNCHED.append(launched)
+
+    def stop() -> None:
+        _LAUNCHED.clear()
         launched.close()
+        p.stop()
+
+    request.config.add_cleanup(stop)  # at the end of the session, whichever module started it
+    yield launched
 
 
 @pytest.fixture
