@@ -71,13 +71,15 @@ def summary_of(
     reading: Reading | None = None,
     storage_options: dict[str, Any] | None = None,
     split_every: int | None = None,
+    group_by: str | None = None,
 ) -> Any:
-    """The merged summary of the files in `bag`, as a lazy Dask item (`.compute()` it)."""
+    """The merged summary of the files in `bag`, as a lazy Dask item (`.compute()` it);
+    `group_by` as `evalrunner.scoring.score` takes it."""
     reading = reading or Reading()
     reading.reader()  # bad options fail here, not on the workers
     # Sent to each worker once, not with every task; not traversed (it is one opaque object).
     shared = delayed(config, name=f"evalrun-config-{uuid.uuid4().hex}", traverse=False)
-    parts = bag.map_partitions(_score_partition, shared, reading, storage_options or {})
+    parts = bag.map_partitions(_score_partition, shared, reading, storage_options or {}, group_by)
     return parts.reduction(_merge, _merge, split_every=split_every)
 
 
@@ -95,13 +97,15 @@ def _score_partition(
     config: Config,
     reading: Reading,
     storage_options: dict[str, Any],
+    group_by: str | None = None,
 ) -> list[Summary]:
     # One reader per partition: OpenTelemetry traces are grouped within a file (across files, a
     # span arriving after its trace was scored is only recognized when both share a partition).
     reader = reading.reader()
-    summary = Summary.for_tools(config.tools)
+    summary = Summary.for_tools(config.tools, group_by=group_by)
     for file_no, name in files:
-        for n, result in enumerate(graded(config, reader, _lines(name, storage_options))):
+        lines = _lines(name, storage_options)
+        for n, result in enumerate(graded(config, reader, lines, group_by)):
             summary.add(result, (file_no, n))
     return [summary]
 

@@ -100,6 +100,8 @@ class RunResult(NamedTuple):
     effects: tuple[EffectResult, ...]
     suspects: tuple[tuple[str, str, str], ...]
     """(tool, parameter, normalizer) for runs that matched only through a rule and failed an effect."""
+    group: str | None = None
+    """`--group-by`: the run's value of the grouping field (`groups.group_of`); None ungrouped."""
 
 
 class _CallsGrade(NamedTuple):

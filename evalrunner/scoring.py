@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .cases import load_cases, unknown_tools
+from .groups import group_of, parse_key
 from .model import Case, InputError, Tool, TraceError
 from .norms import Normalizer, load_registry
 from .score import Grader, RunResult
@@ -57,11 +58,30 @@ def load_config(tools_dir: str | Path, cases_dir: str | Path) -> Config:
     return Config(tools, cases, registry, Grader(tools, cases, registry=registry), warnings)
 
 
-def graded(config: Config, reader: TraceReader, lines: Iterable[tuple[str, Any]]) -> Iterator[Item]:
-    """Each record the lines hold, graded (or why it cannot be): the loop every path shares."""
+def graded(
+    config: Config,
+    reader: TraceReader,
+    lines: Iterable[tuple[str, Any]],
+    group_by: str | None = None,
+) -> Iterator[Item]:
+    """Each record the lines hold, graded (or why it cannot be): the loop every path shares.
+    With `group_by`, each run carries its group, read from its native record."""
     grade = config.grader.grade_record
+    if group_by is None:
+        for item in reader.records(lines):
+            yield item if isinstance(item, TraceError) else grade(item.record, item.source)
+        return
+    path = parse_key(group_by)
     for item in reader.records(lines):
-        yield item if isinstance(item, TraceError) else grade(item.record, item.source)
+        if isinstance(item, TraceError):
+            yield item
+            continue
+        result = grade(item.record, item.source)
+        yield (
+            result
+            if isinstance(result, TraceError)
+            else result._replace(group=group_of(item.record, path))
+        )
 
 
 def score(
@@ -74,6 +94,7 @@ def score(
     progress: Callable[[int], None] | None = None,
     stdin: BinaryIO | None = None,
     exclude: Iterable[str | Path] = (),
+    group_by: str | None = None,
 ) -> Summary:
     """Grade every run in `paths`, in order, and return their summary.
 
@@ -81,6 +102,8 @@ def score(
     default each line's format is detected). The results reach `writer` in input order, a batch
     at a time, rendered by its `encoder` (in the workers, with `jobs` > 1), and then
     `writer.close(summary)`; `progress` is told how many records have been read, now and then.
+    `group_by` (a dotted path into each native run record, `meta.model`) also summarizes the
+    runs per group (`Summary.groups`) and gives each result its group.
     With `jobs` > 1 the summary and the results are the same, byte for byte, as with 1.
 
     `exclude` names files never read, even under a traces directory (the output being written).
@@ -89,16 +112,18 @@ def score(
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
+    if group_by is not None:
+        parse_key(group_by)  # a bad key is unusable input before anything is read
     reading = reading or Reading()
     reader = reading.reader()
     skipped: list[Skipped] = []
     files = trace_files(paths, skipped=skipped, exclude=exclude)
-    out = _Out(config, writer, progress)
+    out = _Out(config, writer, progress, group_by)
     if jobs == 1 or (reader.format is not None and reader.format.group is not None):
         # Runs of a grouping format (OpenTelemetry spans) span lines and files: one reader.
         for file_no, name in enumerate(files):
             lines = iter_lines(name, stdin=stdin, max_line=reading.max_line_bytes)
-            out.take(file_no, 0, graded(config, reader, lines))
+            out.take(file_no, 0, graded(config, reader, lines, group_by))
     else:
         _score_parallel(config, files, reading, jobs, out, stdin)
     summary = out.summary.finish()
@@ -113,19 +138,27 @@ class _Out:
     """The merged summary, and the writer the batches go to, in input order."""
 
     def __init__(
-        self, config: Config, writer: Writer | None, progress: Callable[[int], None] | None
+        self,
+        config: Config,
+        writer: Writer | None,
+        progress: Callable[[int], None] | None,
+        group_by: str | None = None,
     ) -> None:
         self.config = config
-        self.summary = Summary.for_tools(config.tools)
+        self.group_by = group_by
+        self.summary = self.new_summary()
         self.writer = writer
         self.encoder = writer.encoder if writer is not None else None
         self.progress = progress
         self.lines = 0
 
+    def new_summary(self) -> Summary:
+        return Summary.for_tools(self.config.tools, group_by=self.group_by)
+
     def take(self, file_no: int, first: int, results: Iterable[Item]) -> None:
         """Summarize graded records of file `file_no`, numbered from `first`, and hand them to
         the writer, a batch at a time."""
-        part, batch, count = Summary.for_tools(self.config.tools), [], 0
+        part, batch, count = self.new_summary(), [], 0
         for n, result in enumerate(results, first):
             part.add(result, (file_no, n))
             if self.encoder is not None:
@@ -133,7 +166,7 @@ class _Out:
             count += 1
             if count == BATCH_LINES:
                 self.emit(part, self.encode(batch), count)
-                part, batch, count = Summary.for_tools(self.config.tools), [], 0
+                part, batch, count = self.new_summary(), [], 0
         self.emit(part, self.encode(batch), count)
 
     def encode(self, results: list[Item]) -> Any:
@@ -179,7 +212,8 @@ def _score_parallel(
         while pending and pending[0][0].file_no == batch.file_no:
             parts.append(pending.popleft()[0].lines())  # a worker's reading of it is dropped
         parts.extend(b.lines() for b in batches.rest_of(batch.file_no))
-        out.take(batch.file_no, batch.first, graded(config, reader, chain.from_iterable(parts)))
+        lines = chain.from_iterable(parts)
+        out.take(batch.file_no, batch.first, graded(config, reader, lines, out.group_by))
 
     def drain() -> None:
         batch, job = pending.popleft()
@@ -189,7 +223,7 @@ def _score_parallel(
         else:
             out.emit(done[0], done[1], batch.count)
 
-    setup = (config, reading, out.encoder)
+    setup = (config, reading, out.encoder, out.group_by)
     with multiprocessing.get_context().Pool(jobs, _start_worker, setup) as pool:
         for batch in batches:
             if isinstance(batch, InputError):  # a file that cannot be opened, in its turn
@@ -293,11 +327,16 @@ class _Batches:
 
 class _Worker:
     def __init__(
-        self, config: Config, reading: Reading, encode: Callable[[list[Item]], Any] | None
+        self,
+        config: Config,
+        reading: Reading,
+        encode: Callable[[list[Item]], Any] | None,
+        group_by: str | None,
     ):
         self.config = config
         self.reader = reading.reader(grouping=False)
         self.encode = encode
+        self.group_by = group_by
 
 
 _worker: _Worker | None = None
@@ -313,10 +352,11 @@ def _grade_batch(batch: _Batch) -> tuple[Summary, Any] | None:
     when it holds records of a grouping format."""
     w = _worker
     assert w is not None, "the pool's initializer sets up each worker"
-    part = Summary.for_tools(w.config.tools)
+    part = Summary.for_tools(w.config.tools, group_by=w.group_by)
     results: list[Item] = []
     try:
-        for n, result in enumerate(graded(w.config, w.reader, batch.lines()), batch.first):
+        lines = batch.lines()
+        for n, result in enumerate(graded(w.config, w.reader, lines, w.group_by), batch.first):
             part.add(result, (batch.file_no, n))
             if w.encode is not None:
                 results.append(result)

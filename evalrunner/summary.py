@@ -12,9 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .groups import NO_GROUP
 from .model import VERDICTS, Tool, TraceError
 from .score import RunResult
 from .shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
+from .trials import CaseTrials, has_repeats, trials_json
 
 MAX_ERROR_EXAMPLES = 20
 Order = tuple[int, int]
@@ -67,11 +69,33 @@ class Summary:
     """Trace inputs read (set by the scoring, which knows them)."""
     warnings: list[str] = field(default_factory=list)
     """What the scoring as a whole should tell: inputs not read, configuration likely wrong."""
+    trials: dict[str, CaseTrials] = field(default_factory=dict)
+    """Per case id: its runs, and how many passed each check (repeated trials, pass^k)."""
+    group_by: str | None = None
+    """`--group-by KEY`: the runs are also summarized per value of KEY, in `groups`."""
+    groups: dict[str, Summary] = field(default_factory=dict)
+    """Per group (`RunResult.group`), the summary of its runs. A line that could not be read
+    into a run has no group: unscoreable lines are counted in the whole summary only."""
 
     @classmethod
-    def for_tools(cls, tools: Mapping[str, Tool]) -> Summary:
+    def for_tools(cls, tools: Mapping[str, Tool], *, group_by: str | None = None) -> Summary:
         with_norms = frozenset(name for name, t in tools.items() if t.norm_params)
-        return cls(tools=len(tools), tools_with_norms=len(with_norms), tools_norm_names=with_norms)
+        return cls(
+            tools=len(tools),
+            tools_with_norms=len(with_norms),
+            tools_norm_names=with_norms,
+            group_by=group_by,
+        )
+
+    def _group(self, name: str) -> Summary:
+        found = self.groups.get(name)
+        if found is None:
+            found = self.groups[name] = Summary(
+                tools=self.tools,
+                tools_with_norms=self.tools_with_norms,
+                tools_norm_names=self.tools_norm_names,
+            )
+        return found
 
     # ---------------------------------------------------------------------------------- adding
 
@@ -130,6 +154,14 @@ class Summary:
             known = self.examples.get(shape)
             if known is None or order < known[0]:
                 self.examples[shape] = (order, example(r, shape))
+        trials = self.trials.get(r.case_id)
+        if trials is None:
+            trials = self.trials[r.case_id] = CaseTrials()
+        trials.runs += 1
+        trials.reported_passes += r.reported_pass
+        trials.true_passes += r.true_pass
+        if self.group_by is not None:
+            self._group(r.group if r.group is not None else NO_GROUP).add_run(r, order)
 
     # ---------------------------------------------------------------------------------- merging
 
@@ -162,11 +194,18 @@ class Summary:
             if known is None or order < known[0]:
                 self.examples[shape] = (order, ex)
         self.errors = sorted(self.errors + other.errors)[:MAX_ERROR_EXAMPLES]
+        for case_id, trials in other.trials.items():
+            self.trials.setdefault(case_id, CaseTrials()).merge(trials)
+        self.group_by = self.group_by if self.group_by is not None else other.group_by
+        for name, group in other.groups.items():
+            self._group(name).merge(group)
         return self
 
     def finish(self) -> Summary:
         """Trim the kept errors to the earliest ones (add() keeps a little slack)."""
         self.errors = sorted(self.errors)[:MAX_ERROR_EXAMPLES]
+        for group in self.groups.values():
+            group.finish()
         return self
 
     # ---------------------------------------------------------------------------------- output
@@ -180,7 +219,17 @@ class Summary:
         return round(failed / total, 4) if total else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        """The summary object of SPEC "Results JSON"."""
+        """The summary object of SPEC "Results JSON"; with `trials` when a case has several
+        runs, and `group_by` and `groups` (group -> its summary, by name) under `--group-by`."""
+        out = self._json()
+        if has_repeats(self.trials):
+            out["trials"] = trials_json(self.trials)
+        if self.group_by is not None:
+            out["group_by"] = self.group_by
+            out["groups"] = {name: self.groups[name].to_json() for name in sorted(self.groups)}
+        return out
+
+    def _json(self) -> dict[str, Any]:
         return {
             "runs": self.runs,
             "calls": self.calls,

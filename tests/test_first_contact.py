@@ -40,7 +40,9 @@ def test_a_folder_of_json_files_names_each_and_exits_2(tmp_path):
     result = score(str(tmp_path), "--format", "json")
     assert result.exit_code == 2
     err = one_line(result.stderr)
-    assert f"warning: {tmp_path / 'runs.json'}: a .json file, not read: traces are JSON Lines" in err
+    assert (
+        f"warning: {tmp_path / 'runs.json'}: a .json file, not read: traces are JSON Lines" in err
+    )
     assert f"warning: {tmp_path / 'notes.txt'}: not a trace file" in err
     doc = json.loads(result.stdout)  # the document is still written, and says the same
     assert doc["warnings"] == [
@@ -97,8 +99,10 @@ def test_a_case_step_naming_an_unknown_tool_is_a_warning(tmp_path):
     cases.write_text(json.dumps({"id": "typo", "accept": [[step]]}) + "\n")
     result = CliRunner().invoke(
         app,
-        ["score", str(tmp_path / "d" / "traces"), "--format", "json"]
-        + ["--tools", str(tmp_path / "d" / "tools"), "--cases", str(tmp_path / "d" / "cases")],
+        [
+            *("score", str(tmp_path / "d" / "traces"), "--format", "json"),
+            *("--tools", str(tmp_path / "d" / "tools"), "--cases", str(tmp_path / "d" / "cases")),
+        ],
     )
     assert result.exit_code == 0, result.output
     expected = (

@@ -97,8 +97,17 @@ def run(corpus: Path, out: Path, *args: str, traces: list[str] | None = None, in
 
 @pytest.mark.parametrize(
     "args",
-    [["--format", "jsonl"], ["--format", "json"], [], ["--show", "failures", "--limit", "7"]],
-    ids=["jsonl", "json", "table", "table-show"],
+    [
+        ["--format", "jsonl"],
+        ["--format", "json"],
+        [],
+        ["--show", "failures", "--limit", "7"],
+        ["--format", "json", "--group-by", "meta.model"],
+        ["--format", "html", "--group-by", "meta.model"],
+        ["--format", "junit", "--group-by", "meta.model"],
+        ["--format", "markdown"],
+    ],
+    ids=["jsonl", "json", "table", "table-show", "json-groups", "html", "junit", "markdown"],
 )
 def test_jobs_2_writes_the_same_bytes_as_jobs_1(corpus, generated, tmp_path, args):
     one = run(corpus, tmp_path / "1", *args, "--jobs", "1")

@@ -5,13 +5,16 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
 from .. import __version__
-from . import diff, lint, norms, score
+from ..config import discover
+from . import diff, lint, norms, report, score
 from .audit import app as audit_app
+from .common import input_errors
 
 try:  # typer vendors its own click from 0.2x on: its exceptions are not click's
     from typer import _click as click
@@ -41,6 +44,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _main(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option(
@@ -49,10 +53,36 @@ def _main(
     ] = False,
 ) -> None:
     """Score LLM agents' recorded tool calls honestly: the failure rate exact-match reports, the
-    true one, and every difference explained by its shape."""
+    true one, and every difference explained by its shape.
+
+    Settings in [tool.evalrun] of the nearest pyproject.toml, or in evalrun.toml, are every
+    command's defaults (a flag wins): see the README."""
+    # The project's settings (evalrunner/config.py) become the command's defaults, so a flag
+    # still wins, and every command gets them the same way, by the names of its own parameters.
+    if ctx.resilient_parsing or ctx.invoked_subcommand is None:
+        return
+    with input_errors():
+        settings = discover(Path.cwd())
+    if settings is None:
+        return
+    command = ctx.command.get_command(ctx, ctx.invoked_subcommand)  # type: ignore[attr-defined]
+    if command is not None:
+        ctx.default_map = {ctx.invoked_subcommand: _defaults(settings, command, ctx)}
+
+
+def _defaults(settings: Any, command: Any, ctx: typer.Context) -> dict[str, Any]:
+    """The settings a command takes, by its parameters' names; a group's, per subcommand."""
+    params = {
+        p.name: bool(p.multiple or p.nargs == -1) for p in command.params if p.name is not None
+    }
+    found: dict[str, Any] = settings.defaults_for(params)
+    for name in getattr(command, "commands", {}):
+        found[name] = _defaults(settings, command.commands[name], ctx)
+    return found
 
 
 app.command("score")(score.score)
+app.command("report")(report.report)
 app.command("norms")(norms.norms)
 app.command("lint")(lint.lint)
 app.command("diff")(diff.diff)

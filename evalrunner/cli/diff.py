@@ -14,6 +14,7 @@ from rich.text import Text
 
 from ..diff import SHAPES, DiffResult, describe_test
 from ..diff import diff as run_diff
+from ..write.diff_html import render_diff
 from ..write.results import dumps
 from .common import (
     EXIT_THRESHOLD,
@@ -33,6 +34,7 @@ MAX_FLIPS_SHOWN = 50
 class DiffFormat(str, Enum):
     table = "table"
     json = "json"
+    html = "html"  # the page: evalrunner/write/diff_html.py
 
 
 class PairingChoice(str, Enum):
@@ -52,8 +54,11 @@ def diff(
     new: Annotated[str, typer.Argument(metavar="NEW", help=SIDE_HELP, show_default=False)],
     tools: ToolsOpt = Path("tools"),
     cases: CasesOpt = Path("cases"),
+    traces: Annotated[
+        Path, typer.Option("--traces", help="Where a git revision's traces are (default traces/).")
+    ] = Path("traces"),
     format: Annotated[
-        DiffFormat, typer.Option("--format", "-f", help="Output: table or json.")
+        DiffFormat, typer.Option("--format", "-f", help="Output: table, json or html (a page).")
     ] = DiffFormat.table,
     output: OutputOpt = None,
     fail_on_regression: Annotated[
@@ -94,10 +99,12 @@ def diff(
     if not 0 < alpha < 1:
         raise fail(f"--alpha must be between 0 and 1 (exclusive), not {alpha:g}")
     with input_errors():
-        result = run_diff(old, new, tools=tools, cases=cases, pairing=pairing.value)
+        result = run_diff(old, new, tools=tools, cases=cases, traces=traces, pairing=pairing.value)
     with output_stream(output) as out:
         if format is DiffFormat.json:
             out.write(dumps(result.to_json()) + b"\n")
+        elif format is DiffFormat.html:
+            out.write(render_diff(result.to_json(), alpha=alpha))
         else:
             render(result, alpha, data_console(out, to_file=output is not None))
 

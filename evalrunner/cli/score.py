@@ -88,6 +88,17 @@ def score(
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
     max_line_bytes: MaxLineOpt = MAX_LINE_BYTES,
+    group_by: Annotated[
+        str | None,
+        typer.Option(
+            "--group-by",
+            metavar="KEY",
+            help="Also summarize per value of KEY, a field of each trace record, dotted for "
+            "nesting (meta.model; for other trace formats, of the native record they are read "
+            "into). Runs without it form the group (none).",
+            show_default=False,
+        ),
+    ] = None,
     jobs: Annotated[
         str,
         typer.Option(
@@ -140,6 +151,7 @@ def score(
                     writer=writer,
                     progress=tick,
                     exclude=[output] if output is not None else [],
+                    group_by=group_by,
                 )
     raise typer.Exit(code=verdict_exit(summary, strict=strict, fail_above=fail_above))
 

@@ -65,12 +65,25 @@ class WriterFormat:
     make: Callable[[Output], Writer]
     shows_runs: bool = False
     """Takes `--show` (lists runs with their explanations)."""
+    renders_results: bool = False
+    """Renders a saved results file too (`evalrun report`): `make` returns a
+    `report.ReportWriter`, which renders the results-JSON layout whichever way it came."""
 
 
 def _formats() -> dict[str, WriterFormat]:
-    from . import json, jsonl, table
+    from . import html, json, jsonl, junit, markdown, table
 
-    return {w.name: w for w in (table.WRITER, json.WRITER, jsonl.WRITER)}
+    return {
+        w.name: w
+        for w in (
+            table.WRITER,
+            json.WRITER,
+            jsonl.WRITER,
+            html.WRITER,
+            markdown.WRITER,
+            junit.WRITER,
+        )
+    }
 
 
 WRITERS: dict[str, WriterFormat] = _formats()

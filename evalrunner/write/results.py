@@ -43,8 +43,9 @@ def _fallback(value: Any) -> Any:
 
 
 def run_to_json(r: RunResult, *, calls: Any = None) -> dict[str, Any]:
-    """One run result in the SPEC "Results JSON" layout (`calls`: its calls, already rendered)."""
-    return {
+    """One run result in the SPEC "Results JSON" layout (`calls`: its calls, already rendered);
+    under `--group-by`, with its `group`."""
+    out = {
         "run_id": r.run_id,
         "case_id": r.case_id,
         "source": r.source,
@@ -61,6 +62,9 @@ def run_to_json(r: RunResult, *, calls: Any = None) -> dict[str, Any]:
         ],
         "suspects": [{"tool": t, "param": p, "norm": n} for t, p, n in r.suspects],
     }
+    if r.group is not None:
+        out["group"] = r.group
+    return out
 
 
 def call_to_json(c: CallResult) -> dict[str, Any]:

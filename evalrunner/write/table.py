@@ -25,6 +25,7 @@ from ..model import TraceError
 from ..score import RunResult
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary import Summary
+from ..trials import has_repeats, shown_ks, trials_json
 from . import Output, WriterFormat
 
 SHOW: dict[str, frozenset[str]] = {
@@ -34,6 +35,8 @@ SHOW: dict[str, frozenset[str]] = {
     "false-passes": frozenset({"false_pass"}),
 }
 """`--show` choices: the verdicts of the runs each lists."""
+MAX_GROUPS = 30
+"""Groups the table lists (the largest first)."""
 
 
 class TableWriter:
@@ -185,7 +188,7 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
         for (tool, param, norm), k in sorted(s.suspects.items(), key=lambda kv: (-kv[1], kv[0]))[
             :10
         ]:
-            table.add_row(f"{tool}.{param}", norm, _n(k))
+            table.add_row(Text(f"{tool}.{param}"), Text(norm), _n(k))
         console.print(table)
     console.print()
     console.print(
@@ -193,6 +196,8 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
         f"rules; they carry {_pct(s.calls_with_norms, s.all_calls)} of calls"
     )
     _top_tools(console, s)
+    _groups(console, s)
+    _trials(console, s)
     if s.unscoreable:
         console.print()
         console.print(f"[bold]Unscoreable lines[/bold] ({_n(s.unscoreable)}, counted, not scored):")
@@ -252,7 +257,60 @@ def _top_tools(console: Console, s: Summary) -> None:
             key=lambda k: (st.false_failures[k], -FALSE_FAILURE_SHAPES.index(k)),
         )
         table.add_row(
-            name, _n(st.calls), _n(st.reported_failed_calls), _n(st.true_failed_calls), top
+            Text(name), _n(st.calls), _n(st.reported_failed_calls), _n(st.true_failed_calls), top
+        )
+    console.print(table)
+
+
+def _groups(console: Console, s: Summary) -> None:
+    """Under `--group-by`: each group's runs, failure rates and disagreements."""
+    if s.group_by is None:
+        return
+    console.print()
+    console.print(Text.assemble(("By ", "bold"), (s.group_by, "bold")))
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("group", overflow="fold")
+    table.add_column("runs", justify="right")
+    table.add_column("reported", justify="right")
+    table.add_column("true", justify="right", style="bold")
+    table.add_column("false fail.", justify="right")
+    table.add_column("false pass", justify="right")
+    ranked = sorted(s.groups.items(), key=lambda kv: (-kv[1].runs, kv[0]))
+    for name, g in ranked[:MAX_GROUPS]:
+        table.add_row(
+            Text(name),
+            _n(g.runs),
+            _pct(g.reported_failed_runs, g.runs),
+            _pct(g.true_failed_runs, g.runs),
+            _n(g.verdicts["false_failure"]),
+            _n(g.verdicts["false_pass"]),
+        )
+    console.print(table)
+    if len(ranked) > MAX_GROUPS:
+        console.print(
+            f"  … and {_n(len(ranked) - MAX_GROUPS)} more groups (--format json has them)"
+        )
+
+
+def _trials(console: Console, s: Summary) -> None:
+    """When a case has several runs: pass^k, reported and true."""
+    if not has_repeats(s.trials):
+        return
+    t = trials_json(s.trials)
+    console.print()
+    console.print(
+        f"[bold]Repeated trials[/bold]: {_n(len(t['cases']))} cases, {t['min_trials']} to "
+        f"{t['max_trials']} runs each; pass^k: the chance that k runs of a case all pass, "
+        "averaged over cases"
+    )
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("k")
+    table.add_column("reported", justify="right")
+    table.add_column("true", justify="right", style="bold")
+    rows = t["pass_hat_k"]
+    for row in (rows[k - 1] for k in shown_ks(len(rows))):
+        table.add_row(
+            f"pass^{row['k']}", f"{100 * row['reported']:.1f}%", f"{100 * row['true']:.1f}%"
         )
     console.print(table)
 

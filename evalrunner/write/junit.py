@@ -1,0 +1,225 @@
+"""`--format junit`: JUnit XML, which CI systems read as they read pytest's (`--junitxml`).
+
+One test case per run: class name its case id, name its run id. The true verdict decides: a true
+failure (`fail`, `false_pass`) is a `<failure>` whose message is the first thing that went wrong
+and whose text is the run's explanation; a `false_failure` passes, and its `<system-out>` says
+that exact-match would have failed it, and why it is correct. Under `--group-by` each group is
+a test suite (named `KEY=VALUE`), so CI shows two models side by side; each suite's
+`<properties>` carry its summary's numbers (failure rates, shapes, pass^k). Unscoreable lines
+are errors, in a suite of their own: the line could not be tested.
+
+The file validates against the Jenkins JUnit schema (`tests/data/junit/jenkins-junit.xsd`, the
+one CI plugins validate with). Test cases are rendered in the workers and spooled (to a
+temporary file once large) until the counts the suites open with are known.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from collections import Counter
+from typing import IO, Any
+from xml.sax.saxutils import escape, quoteattr
+
+from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES
+from ..trials import shown_ks
+from . import Output, WriterFormat
+from .explain import explain, headline
+from .report import ReportWriter, RunJson
+
+SPOOL_BYTES = 4 * 2**20
+SUITE = "evalrun"
+"""The suite's name without `--group-by`."""
+UNSCOREABLE = "unscoreable lines"
+
+# XML 1.0 cannot hold these characters at all, even escaped: a trace may.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def text(value: Any) -> str:
+    """Element text from the inputs: escaped, and characters XML cannot hold replaced."""
+    return escape(_NOT_XML.sub("\ufffd", str(value)))
+
+
+def attr(value: Any) -> str:
+    """A quoted attribute value from the inputs (newlines kept as character references)."""
+    return quoteattr(
+        _NOT_XML.sub("\ufffd", str(value)), {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"}
+    )
+
+
+Rendered = list[tuple[str | None, bool, bytes]]
+"""Per run: (its group, a true failure?, its `<testcase>`)."""
+
+
+def render_runs(runs: list[RunJson]) -> Rendered:
+    return [(r.get("group"), _failed(r), testcase(r).encode()) for r in runs]
+
+
+def _failed(run: RunJson) -> bool:
+    return run.get("verdict") in ("fail", "false_pass")
+
+
+def testcase(run: RunJson) -> str:
+    head = f"<testcase classname={attr(run.get('case_id'))} name={attr(run.get('run_id'))}"
+    verdict = run.get("verdict")
+    if verdict == "pass":
+        return head + "/>\n"
+    body = "\n".join(line for _, line in explain(run))
+    where = f"{run.get('source')}\n"
+    if _failed(run):
+        child = (
+            f"<failure type={attr(verdict)} message={attr(headline(run))}>"
+            f"{text(where + body)}</failure>"
+        )
+    else:
+        shapes = ", ".join(run.get("shapes") or [])
+        note = (
+            f"false failure ({shapes}): exact-match fails this run, but it is correct.\n"
+            f"{where}{body}"
+        )
+        child = f"<system-out>{text(note)}</system-out>"
+    return f"{head}>{child}</testcase>\n"
+
+
+class _Suite:
+    def __init__(self) -> None:
+        self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 (closed in copy_to)
+        self.tests = 0
+        self.failures = 0
+
+    def add(self, failed: bool, data: bytes) -> None:
+        self.spool.write(data)
+        self.tests += 1
+        self.failures += failed
+
+    def copy_to(self, out: IO[bytes]) -> None:
+        self.spool.seek(0)
+        shutil.copyfileobj(self.spool, out)
+        self.spool.close()
+
+
+class JunitWriter(ReportWriter):
+    def __init__(self, output: Output) -> None:
+        super().__init__(output, render_runs)
+        self.suites: dict[str | None, _Suite] = {}
+        self.unscoreable = _Suite()
+
+    def take(self, rendered: Rendered) -> None:
+        for group, failed, data in rendered:
+            suite = self.suites.get(group)
+            if suite is None:
+                suite = self.suites[group] = _Suite()
+            suite.add(failed, data)
+
+    def write(self, encoded: tuple[Any, list[dict[str, Any]]]) -> None:
+        super().write(encoded)
+        for e in encoded[1]:  # every one: each is a test that could not run
+            self.unscoreable.add(
+                False,
+                (
+                    f"<testcase classname={attr(UNSCOREABLE)} name={attr(e.get('source'))}>"
+                    f'<error type="unscoreable" message={attr(e.get("error"))}/></testcase>\n'
+                ).encode(),
+            )
+
+    def finish(self, summary: dict[str, Any]) -> None:
+        out = self.output.stream
+        groups = summary.get("groups") if isinstance(summary.get("groups"), dict) else None
+        key = summary.get("group_by")
+        named = sorted(self.suites.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))
+        if groups is not None:  # a group with no run in this file still has a suite
+            for name in groups:
+                if name not in self.suites:
+                    named.append((name, _Suite()))
+            named.sort(key=lambda kv: (kv[0] is None, kv[0] or ""))
+        elif not named:
+            named = [(None, _Suite())]
+        tests = sum(s.tests for _, s in named) + self.unscoreable.tests
+        failures = sum(s.failures for _, s in named)
+        out.write(
+            (
+                '<?xml version="1.0" encoding="UTF-8"?>\n'
+                f'<testsuites name="{SUITE}" tests="{tests}" failures="{failures}" '
+                f'errors="{self.unscoreable.tests}">\n'
+            ).encode()
+        )
+        for name, suite in named:
+            if name is None:
+                title, props = SUITE, _properties(summary)
+            else:
+                title = f"{key}={name}"
+                group = (groups or {}).get(name) or {}
+                props = _properties(group, [("group_by", key), ("group", name)])
+            out.write(
+                (
+                    f'<testsuite name={attr(title)} tests="{suite.tests}" '
+                    f'failures="{suite.failures}" errors="0" skipped="0">\n{props}'
+                ).encode()
+            )
+            suite.copy_to(out)
+            out.write(b"</testsuite>\n")
+        if self.unscoreable.tests:
+            out.write(
+                (
+                    f'<testsuite name={attr(UNSCOREABLE)} tests="{self.unscoreable.tests}" '
+                    f'failures="0" errors="{self.unscoreable.tests}" skipped="0">\n'
+                ).encode()
+            )
+            self.unscoreable.copy_to(out)
+            out.write(b"</testsuite>\n")
+        else:
+            self.unscoreable.spool.close()
+        out.write(b"</testsuites>\n")
+
+
+def _properties(s: dict[str, Any], extra: list[tuple[str, Any]] | None = None) -> str:
+    """A summary's numbers as `<property>`s: what a CI job can read back or chart."""
+    rep, tru = s.get("reported") or {}, s.get("true") or {}
+    props: list[tuple[str, Any]] = list(extra or [])
+    props += [
+        ("runs", s.get("runs")),
+        ("calls", s.get("calls")),
+        ("unscoreable", s.get("unscoreable")),
+        ("reported.run_failure_rate", rep.get("run_failure_rate")),
+        ("true.run_failure_rate", tru.get("run_failure_rate")),
+        ("reported.call_failure_rate", rep.get("call_failure_rate")),
+        ("true.call_failure_rate", tru.get("call_failure_rate")),
+    ]
+    verdicts: Counter[str] = Counter(s.get("verdicts") or {})
+    props += [
+        (f"verdicts.{v}", verdicts[v]) for v in ("pass", "fail", "false_failure", "false_pass")
+    ]
+    props += [
+        (f"false_failures.{x}", (s.get("false_failures") or {}).get(x, 0))
+        for x in FALSE_FAILURE_SHAPES
+    ]
+    props += [
+        (f"false_passes.{x}", (s.get("false_passes") or {}).get(x, 0)) for x in FALSE_PASS_SHAPES
+    ]
+    trials = s.get("trials")
+    if isinstance(trials, dict):
+        ks = trials.get("pass_hat_k") or []
+        for row in (ks[k - 1] for k in shown_ks(len(ks))):
+            props += [
+                (f"pass^{row.get('k')}.reported", row.get("reported")),
+                (f"pass^{row.get('k')}.true", row.get("true")),
+            ]
+    lines = "".join(
+        f"<property name={attr(name)} value={attr('' if value is None else value)}/>\n"
+        for name, value in props
+    )
+    return f"<properties>\n{lines}</properties>\n"
+
+
+def _make(output: Output) -> JunitWriter:
+    return JunitWriter(output)
+
+
+WRITER = WriterFormat(
+    name="junit",
+    summary="JUnit XML, one test case per run, for CI test reports",
+    make=_make,
+    renders_results=True,
+)

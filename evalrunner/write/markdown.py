@@ -1,0 +1,282 @@
+"""`--format markdown`: the true-vs-reported table as GitHub-flavoured Markdown, for a CI job
+summary (`>> $GITHUB_STEP_SUMMARY`) or a pull-request comment.
+
+It says what the table says, from the summary JSON (so a saved results file renders alike):
+rates, shapes with their meanings, effects, suspects, coverage, the tools with the most falsely
+failed calls, groups, repeated trials, and the first unscoreable lines. Every string from the
+inputs is escaped (`md`): a pipe cannot split a cell, a backtick or a bracket cannot start code
+or a link, and `<` cannot open HTML.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
+from ..trials import shown_ks
+from . import Output, WriterFormat
+from .report import ReportWriter, RunJson
+
+MAX_ROWS = 20
+MAX_ERRORS = 20
+
+# CommonMark lets a backslash escape any ASCII punctuation; these are the ones that can change
+# what a table cell or a line means (`|` ends a GFM cell even inside code). `(` and `!` need
+# none: with `[` escaped they cannot make a link or an image.
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|~#&])")
+
+
+def md(value: Any) -> str:
+    """Text from the inputs, safe in a Markdown paragraph or table cell: one line, its
+    punctuation escaped."""
+    return _SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
+
+
+def _n(x: Any) -> str:
+    return f"{x:,}" if isinstance(x, int) else "–"
+
+
+def _pct(rate: Any) -> str:
+    return f"{100 * rate:.1f}%" if isinstance(rate, (int, float)) else "–"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "–"
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> list[str]:
+    """A GFM table; `align` has an `l` or `r` per column (default: the first left, the rest
+    right)."""
+    align = align or "l" + "r" * (len(head) - 1)
+    rule = ["---:" if a == "r" else "---" for a in align]
+    lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return [*lines, ""]
+
+
+def render(
+    summary: dict[str, Any],
+    *,
+    sources: Sequence[str] = (),
+    errors: Sequence[dict[str, Any]] = (),
+) -> str:
+    s = summary
+    rep, tru = s.get("reported") or {}, s.get("true") or {}
+    v = s.get("verdicts") or {}
+    runs = s.get("runs") or 0
+    head = f"### evalrun · {_n(runs)} runs · {_n(s.get('calls'))} calls"
+    if sources:
+        head += " · " + ", ".join(md(x) for x in sources)
+    if s.get("unscoreable"):
+        head += f" · {_n(s['unscoreable'])} unscoreable lines"
+    out = [head, ""]
+    out += _table(
+        ["", "reported (exact-match)", "true"],
+        [
+            [
+                "run failure rate",
+                f"{_pct(rep.get('run_failure_rate'))} ({_n(rep.get('failed_runs'))})",
+                f"**{_pct(tru.get('run_failure_rate'))} ({_n(tru.get('failed_runs'))})**",
+            ],
+            [
+                "call failure rate",
+                f"{_pct(rep.get('call_failure_rate'))} ({_n(rep.get('failed_calls'))})",
+                f"**{_pct(tru.get('call_failure_rate'))} ({_n(tru.get('failed_calls'))})**",
+            ],
+        ],
+    )
+    reported_failed = rep.get("failed_runs") or 0
+    out += [
+        f"Of {_n(reported_failed)} runs exact-match failed, {_n(v.get('false_failure'))} were "
+        f"correct (false failures); of {_n(runs - reported_failed)} it passed, "
+        f"{_n(v.get('false_pass'))} were wrong (false passes). {_n(v.get('fail'))} runs failed "
+        "both checks.",
+        "",
+    ]
+    examples = s.get("examples") or {}
+    for title, key, names, whole, of in (
+        (
+            "False failures",
+            "false_failures",
+            FALSE_FAILURE_SHAPES,
+            reported_failed,
+            "of reported failures",
+        ),
+        (
+            "False passes",
+            "false_passes",
+            FALSE_PASS_SHAPES,
+            runs - reported_failed,
+            "of reported passes",
+        ),
+    ):
+        counts = s.get(key) or {}
+        total = sum(counts.get(x, 0) for x in names)
+        out += [f"**{title}**: {_n(total)} runs ({_share(total, whole)} {of})", ""]
+        rows = []
+        for x in names:
+            if not counts.get(x):
+                continue
+            ex = examples.get(x)
+            example = (
+                f" — e.g. {md(ex.get('case_id'))}: {md(ex.get('detail'))}"
+                if isinstance(ex, dict)
+                else ""
+            )
+            rows.append(
+                [f"`{x}`", _n(counts[x]), _share(counts[x], whole), md(SHAPES[x].meaning) + example]
+            )
+        if rows:
+            out += _table(["shape", "runs", "share", "meaning"], rows, "lrrl")
+    e = s.get("effects") or {}
+    out += [
+        f"**Effects**: {_n(e.get('checked'))} assertions checked, {_n(e.get('failed'))} failed, "
+        f"{_n(e.get('unverified'))} unverified (no world recorded)",
+        "",
+    ]
+    suspects = s.get("normalizer_suspects") or []
+    if suspects:
+        out += [
+            "**Normalizer suspects**: calls matched only through these rules while the world "
+            "disagrees; doubt the rule first",
+            "",
+        ]
+        out += _table(
+            ["parameter", "rule", "runs"],
+            [
+                [f"{md(x.get('tool'))}.{md(x.get('param'))}", md(x.get("norm")), _n(x.get("runs"))]
+                for x in suspects[:MAX_ROWS]
+            ],
+            "llr",
+        )
+    c = s.get("coverage") or {}
+    out += [
+        f"**Coverage**: {_n(c.get('tools_with_norms'))} of {_n(c.get('tools'))} tools declare "
+        f"equivalence rules; they carry {_pct(c.get('call_share_with_norms'))} of calls",
+        "",
+    ]
+    out += _top_tools(s)
+    out += _groups(s)
+    out += _trials(s)
+    if s.get("unscoreable"):
+        out += [f"**Unscoreable lines** ({_n(s['unscoreable'])}, counted, not scored):", ""]
+        out += [f"- {md(x.get('source'))} {md(x.get('error'))}" for x in errors[:MAX_ERRORS]]
+        more = (s.get("unscoreable") or 0) - min(len(errors), MAX_ERRORS)
+        if more > 0:
+            out.append(f"- … and {_n(more)} more (--format json lists them all)")
+        out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _top_tools(s: dict[str, Any]) -> list[str]:
+    ranked = sorted(
+        (t for t in s.get("by_tool") or [] if sum((t.get("false_failures") or {}).values())),
+        key=lambda t: (-sum(t["false_failures"].values()), str(t.get("tool"))),
+    )[:5]
+    if not ranked:
+        return []
+    rows = []
+    for t in ranked:
+        ff = t["false_failures"]
+        top = max(
+            FALSE_FAILURE_SHAPES, key=lambda k: (ff.get(k, 0), -FALSE_FAILURE_SHAPES.index(k))
+        )
+        rows.append(
+            [
+                md(t.get("tool")),
+                _n(t.get("calls")),
+                _n(t.get("reported_failed_calls")),
+                _n(t.get("true_failed_calls")),
+                f"`{top}`",
+            ]
+        )
+    table = _table(["tool", "calls", "reported failed", "true failed", "mostly"], rows, "lrrrl")
+    return ["**Tools with the most falsely failed calls**", "", *table]
+
+
+def _groups(s: dict[str, Any]) -> list[str]:
+    groups = s.get("groups")
+    if not isinstance(groups, dict):
+        return []
+    rows = []
+    for name, g in sorted(groups.items(), key=lambda kv: (-(kv[1].get("runs") or 0), kv[0]))[
+        : MAX_ROWS * 5
+    ]:
+        v = g.get("verdicts") or {}
+        rows.append(
+            [
+                md(name),
+                _n(g.get("runs")),
+                _pct((g.get("reported") or {}).get("run_failure_rate")),
+                f"**{_pct((g.get('true') or {}).get('run_failure_rate'))}**",
+                _n(v.get("false_failure")),
+                _n(v.get("false_pass")),
+            ]
+        )
+    more = len(groups) - len(rows)
+    tail = [f"… and {_n(more)} more groups (--format json has them all)", ""] if more > 0 else []
+    return [
+        f"**By {md(s.get('group_by'))}**",
+        "",
+        *_table(
+            [
+                "group",
+                "runs",
+                "reported run failure",
+                "true run failure",
+                "false failures",
+                "false passes",
+            ],
+            rows,
+        ),
+        *tail,
+    ]
+
+
+def _trials(s: dict[str, Any]) -> list[str]:
+    t = s.get("trials")
+    if not isinstance(t, dict):
+        return []
+    ks = t.get("pass_hat_k") or []
+    rows = [
+        [f"pass^{row.get('k')}", _pct(row.get("reported")), f"**{_pct(row.get('true'))}**"]
+        for row in (ks[k - 1] for k in shown_ks(len(ks)))
+    ]
+    return [
+        f"**Repeated trials**: {_n(len(t.get('cases') or {}))} cases, {_n(t.get('min_trials'))} "
+        f"to {_n(t.get('max_trials'))} runs each; pass^k is the chance that k runs of a case all "
+        "pass, averaged over cases",
+        "",
+        *_table(["k", "reported", "true"], rows),
+    ]
+
+
+def _no_runs(runs: list[RunJson]) -> None:
+    """The summary says it all: no run crosses back from a worker."""
+    return None
+
+
+class MarkdownWriter(ReportWriter):
+    def __init__(self, output: Output) -> None:
+        super().__init__(output, _no_runs, frozenset())
+
+    def take(self, rendered: Any) -> None:
+        pass
+
+    def finish(self, summary: dict[str, Any]) -> None:
+        text = render(summary, sources=self.output.sources, errors=self.errors)
+        self.output.stream.write(text.encode())
+
+
+def _make(output: Output) -> MarkdownWriter:
+    return MarkdownWriter(output)
+
+
+WRITER = WriterFormat(
+    name="markdown",
+    summary="the table as GitHub-flavoured Markdown, for a CI job summary",
+    make=_make,
+    renders_results=True,
+)

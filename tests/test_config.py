@@ -1,0 +1,174 @@
+"""Settings in `[tool.evalrun]` of pyproject.toml or in evalrun.toml: found from the current
+folder upwards, paths relative to the file, a flag always wins, unknown keys refused."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalrunner.cli import app
+from evalrunner.config import discover, find, load
+from evalrunner.model import InputError
+
+DATA = Path(__file__).parent / "data" / "cli"
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    """A project with its evals under evals/, the current folder at its root."""
+    for name in ("tools", "cases", "traces"):
+        shutil.copytree(DATA / name, tmp_path / "evals" / name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+PYPROJECT = """\
+[project]
+name = "agent"
+
+[tool.evalrun]
+tools = "evals/tools"
+cases = "evals/cases"
+traces = "evals/traces"
+"""
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "100", "NO_COLOR": "1"})
+
+
+def test_score_reads_its_inputs_from_pyproject(repo):
+    (repo / "pyproject.toml").write_text(PYPROJECT + 'group_by = "meta.model"\n')
+    result = invoke("score", "-f", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["summary"]["runs"] == 7 and doc["summary"]["group_by"] == "meta.model"
+    assert doc["runs"][0]["source"] == "evals/traces/a.jsonl:1"
+
+
+def test_paths_are_relative_to_the_file_not_the_current_folder(repo, monkeypatch):
+    (repo / "pyproject.toml").write_text(PYPROJECT)
+    (repo / "deep" / "er").mkdir(parents=True)
+    monkeypatch.chdir(repo / "deep" / "er")
+    result = invoke("score", "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["runs"][0]["source"] == "../../evals/traces/a.jsonl:1"
+
+
+def test_a_flag_wins_over_the_file(repo):
+    (repo / "pyproject.toml").write_text(PYPROJECT + "fail_above = 0.1\n")
+    assert invoke("score").exit_code == 1  # 57% fail: the file's threshold is crossed
+    assert invoke("score", "--fail-above", "0.9").exit_code == 0
+    one = repo / "one.jsonl"
+    one.write_text((repo / "evals" / "traces" / "a.jsonl").read_text().splitlines()[0] + "\n")
+    doc = json.loads(invoke("score", str(one), "-f", "json").stdout)
+    assert doc["summary"]["runs"] == 1  # the argument, not the file's traces
+
+
+def test_traces_may_be_a_list(repo):
+    (repo / "more.jsonl").write_text(
+        (repo / "evals" / "traces" / "a.jsonl").read_text().splitlines()[0] + "\n"
+    )
+    (repo / "evalrun.toml").write_text(
+        'tools = "evals/tools"\ncases = "evals/cases"\ntraces = ["evals/traces", "more.jsonl"]\n'
+        "jobs = 2\n"
+    )
+    doc = json.loads(invoke("score", "-f", "json").stdout)
+    assert doc["summary"]["runs"] == 8
+
+
+def test_unknown_keys_are_refused_naming_the_file(repo):
+    (repo / "pyproject.toml").write_text(PYPROJECT + 'trace-format = "native"\n')
+    result = invoke("score")
+    assert result.exit_code == 2
+    assert "pyproject.toml [tool.evalrun]: unknown key 'trace-format'" in result.output
+    assert "(did you mean 'trace_format'?)" in result.output
+    (repo / "pyproject.toml").write_text(PYPROJECT + "colour = true\n")
+    result = invoke("lint")
+    assert result.exit_code == 2 and "unknown key 'colour';" in result.output
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("fail_above = 2", "fail_above must be a rate between 0 and 1, not 2"),
+        ("jobs = 0", "jobs must be a whole number of processes"),
+        ("traces = []", "traces must be a path or a list of paths"),
+        ("tools = 3", "tools must be a path, not 3"),
+    ],
+)
+def test_wrong_values_are_refused(repo, line, says):
+    (repo / "evalrun.toml").write_text(line + "\n")
+    result = invoke("score")
+    assert result.exit_code == 2 and says in result.output
+
+
+def test_not_toml_is_refused(repo):
+    (repo / "evalrun.toml").write_text("tools = \n")
+    result = invoke("score")
+    assert result.exit_code == 2 and "evalrun.toml: not valid TOML" in result.output
+
+
+def test_the_nearest_file_that_configures_evalrun_wins(tmp_path):
+    (tmp_path / "a" / "b" / "c").mkdir(parents=True)
+    (tmp_path / "evalrun.toml").write_text('tools = "t"\n')
+    (tmp_path / "a" / "pyproject.toml").write_text("[tool.ruff]\nline-length = 99\n")
+    (tmp_path / "a" / "b" / "pyproject.toml").write_text('[tool.evalrun]\ncases = "cases"\n')
+    start = tmp_path / "a" / "b" / "c"
+    assert find(start) == tmp_path / "a" / "b" / "pyproject.toml"
+    assert discover(start).values == {"cases": "../cases"}
+    # a pyproject.toml without [tool.evalrun] does not count: the search goes on above it
+    assert find(tmp_path / "a") == tmp_path / "evalrun.toml"
+    assert load(tmp_path / "evalrun.toml", cwd=tmp_path / "a").values == {"tools": "../t"}
+
+
+def test_two_files_in_one_folder_are_an_error(tmp_path):
+    (tmp_path / "evalrun.toml").write_text('tools = "t"\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.evalrun]\ncases = "c"\n')
+    with pytest.raises(InputError, match="configure evalrun: keep the settings in one"):
+        find(tmp_path)
+
+
+def test_no_file_no_settings(tmp_path):
+    assert discover(tmp_path) is None
+
+
+def test_help_shows_the_settings_as_defaults(repo):
+    (repo / "pyproject.toml").write_text(PYPROJECT)
+    result = invoke("score", "--help")
+    assert result.exit_code == 0 and "evals/tools" in result.output
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git")
+def test_diff_of_two_commits_reads_the_evals_folder_the_settings_name(repo, monkeypatch):
+    (repo / "pyproject.toml").write_text(PYPROJECT)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "one")
+    tools = repo / "evals" / "tools" / "billing.json"
+    tools.write_text(tools.read_text().replace('"x-eval-norm": "month"', '"description": "m"'))
+    _git(repo, "commit", "-qam", "two: no month rule")
+    (repo / "sub").mkdir()
+    for where in (repo, repo / "sub"):
+        monkeypatch.chdir(where)
+        result = invoke("diff", "HEAD~1", "HEAD", "-f", "json")
+        assert result.exit_code == 0, result.output
+        d = json.loads(result.stdout)
+        assert d["old"]["kind"] == d["new"]["kind"] == "revision"
+        assert d["pairing"] == "run_id" and d["flips"], where
+        html = invoke("diff", "HEAD~1", "HEAD", "-f", "html")
+        assert html.exit_code == 0 and html.stdout.startswith("<!doctype html>")
