@@ -1,0 +1,83 @@
+"""Compare two scorings: what moved, why, and whether the move is more than noise.
+
+Each side of a diff is a results file (`evalrun score --format json` or `jsonl`), a trace file or
+directory scored with the current tools and cases, or a git revision whose own tools, cases and
+traces are read with `git archive` (the user's working tree is never touched). A path that exists
+wins over a revision of the same name.
+
+Pairing: by `run_id` when both sides hold the same runs (same ids, each of the same case and
+calling the same tools in the same order: the rules or the cases changed); otherwise by `case_id`
+(new traces, from a changed agent), where a case's trials compare as pass fractions. The paired
+test is on the true verdicts: exact McNemar over runs, an exact sign test over cases. Both are the
+two-sided binomial test of "improved" against "regressed" with p = 1/2, computed exactly with
+integers.
+
+Everything is read into one small view per run (`RunView`), built from the results-JSON layout, so a
+results file and a freshly scored trace set are compared by the same code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..model import InputError
+from .causes import case_cause, failure_reason, run_cause
+from .git import checkout
+from .pairing import PAIRINGS, by_case, by_run, choose_pairing
+from .result import SHAPES, DiffResult, Flip, Pairing, describe_test
+from .sources import Loader, Side, read_results
+from .stats import TestResult, binomial_two_sided, mcnemar_exact, sign_test
+from .suspects import SuspectRule
+from .views import CallView, EffectView, ParamView, RunView
+
+__all__ = [
+    "PAIRINGS",
+    "SHAPES",
+    "CallView",
+    "DiffResult",
+    "EffectView",
+    "Flip",
+    "Pairing",
+    "ParamView",
+    "RunView",
+    "Side",
+    "SuspectRule",
+    "TestResult",
+    "binomial_two_sided",
+    "case_cause",
+    "checkout",
+    "choose_pairing",
+    "describe_test",
+    "diff",
+    "failure_reason",
+    "mcnemar_exact",
+    "read_results",
+    "run_cause",
+    "sign_test",
+]
+
+
+def diff(
+    old: str,
+    new: str,
+    *,
+    tools: str | Path = "tools",
+    cases: str | Path = "cases",
+    traces: str | Path = "traces",
+    pairing: str = "auto",
+    cwd: str | Path | None = None,
+) -> DiffResult:
+    """Read both sides, pair them, and explain every flip.
+
+    `tools`, `cases` and `traces` (relative to `cwd`, default the current directory) are where the
+    trace sides' rules live and where a revision's own tools, cases and traces are read from.
+    """
+    if pairing not in PAIRINGS:
+        raise InputError(f"pairing must be one of {', '.join(PAIRINGS)}, not {pairing!r}")
+    loader = Loader(Path(tools), Path(cases), Path(traces), Path(cwd) if cwd is not None else None)
+    a = loader.load(old, "OLD")
+    b = loader.load(new, "NEW")
+    chosen, reason = choose_pairing(a, b, pairing)
+    if chosen == "run_id":
+        return by_run(a, b, reason)
+    return by_case(a, b, reason)

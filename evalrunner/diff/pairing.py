@@ -1,0 +1,113 @@
+"""Pair the two sides, by run or by case, and find the flips and the paired test's counts.
+
+By `run_id` when both sides hold the same runs (the rules or the cases changed); otherwise by
+`case_id` (new traces, from a changed agent), where a case's trials compare as pass fractions.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Literal
+
+from ..model import InputError
+from .causes import case_cause, run_cause
+from .result import DiffResult, Flip, Pairing, count_of
+from .sources import Side
+from .stats import TestResult, mcnemar_exact, sign_test
+from .suspects import suspect_rules
+from .views import RunView
+
+PAIRINGS: tuple[str, ...] = ("auto", "run_id", "case_id")
+
+
+def _ids(side: Side) -> tuple[dict[str, RunView], str | None]:
+    """Runs by id, and the first duplicated id (None when ids are unique)."""
+    found: dict[str, RunView] = {}
+    for r in side.runs:
+        if r.run_id in found:
+            return found, r.run_id
+        found[r.run_id] = r
+    return found, None
+
+
+def choose_pairing(old: Side, new: Side, requested: str = "auto") -> tuple[Pairing, str]:
+    """`run_id` when both sides hold the same runs; else `case_id`. With the reason, in words."""
+    if requested == "case_id":
+        return "case_id", "pairing by case_id was asked for"
+    a, dup_a = _ids(old)
+    b, dup_b = _ids(new)
+    dup = ("OLD", dup_a) if dup_a is not None else ("NEW", dup_b) if dup_b is not None else None
+    if requested == "run_id":
+        if dup is not None:
+            raise InputError(
+                f"cannot pair by run_id: run id {dup[1]!r} occurs twice on the {dup[0]} side"
+            )
+        return "run_id", "pairing by run_id was asked for"
+    if dup is not None:
+        return "case_id", f"run id {dup[1]!r} occurs twice on the {dup[0]} side"
+    if a.keys() != b.keys():
+        only_a, only_b = len(a.keys() - b.keys()), len(b.keys() - a.keys())
+        return "case_id", (
+            f"the sides hold different runs ({only_a} run ids only in OLD, {only_b} only in NEW)"
+        )
+    for key in sorted(a):
+        if a[key].fingerprint != b[key].fingerprint:
+            what = "another case" if a[key].case_id != b[key].case_id else "other tool calls"
+            return "case_id", (
+                f"run {key!r} has {what} on each side: the same ids name different recordings"
+            )
+    return "run_id", f"both sides hold the same {count_of(len(a), 'run')} (same ids, cases, calls)"
+
+
+def by_run(old: Side, new: Side, reason: str) -> DiffResult:
+    a, _ = _ids(old)
+    b, _ = _ids(new)
+    common = sorted(a.keys() & b.keys())
+    flips, improved, regressed = [], 0, 0
+    for key in common:
+        o, n = a[key], b[key]
+        improved += not o.true_pass and n.true_pass
+        regressed += o.true_pass and not n.true_pass
+        if o.verdict != n.verdict:
+            flips.append(Flip(key, o.verdict, n.verdict, run_cause(o, n)))
+    test = TestResult("exact_mcnemar", improved, regressed, mcnemar_exact(improved, regressed))
+    suspects = suspect_rules([(key, [a[key]], [b[key]]) for key in common])
+    unpaired = (len(a.keys() - b.keys()), len(b.keys() - a.keys()))
+    return DiffResult("run_id", reason, old, new, tuple(flips), test, unpaired, suspects)
+
+
+def by_case(old: Side, new: Side, reason: str) -> DiffResult:
+    a, b = _group(old.runs), _group(new.runs)
+    common = sorted(a.keys() & b.keys())
+    flips, improved, regressed = [], 0, 0
+    for key in common:
+        o, n = a[key], b[key]
+        fo, fn = _fraction(o, "true"), _fraction(n, "true")
+        improved += fn > fo
+        regressed += fn < fo
+        if fo != fn or _fraction(o, "reported") != _fraction(n, "reported"):
+            flips.append(
+                Flip(
+                    key,
+                    round(float(fo), 4),
+                    round(float(fn), 4),
+                    case_cause(o, n),
+                    (len(o), len(n)),
+                )
+            )
+    test = TestResult("exact_sign", improved, regressed, sign_test(improved, regressed))
+    suspects = suspect_rules([(key, a[key], b[key]) for key in common])
+    unpaired = (len(a.keys() - b.keys()), len(b.keys() - a.keys()))
+    return DiffResult("case_id", reason, old, new, tuple(flips), test, unpaired, suspects)
+
+
+def _group(runs: tuple[RunView, ...]) -> dict[str, list[RunView]]:
+    out: dict[str, list[RunView]] = {}
+    for r in runs:
+        out.setdefault(r.case_id, []).append(r)
+    return out
+
+
+def _fraction(runs: list[RunView], check: Literal["reported", "true"]) -> Fraction:
+    passed = sum(r.true_pass if check == "true" else r.reported_pass for r in runs)
+    return Fraction(passed, len(runs))
