@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich import box
@@ -145,10 +145,11 @@ def render(result: DiffResult, alpha: float, console: Console) -> None:
     for col in ("old", "new", "change"):
         rates.add_column(col, justify="right")
     delta = result.delta()
-    for check, label in (
+    checks: tuple[tuple[Literal["reported", "true"], str], ...] = (
         ("reported", "reported run failure rate"),
         ("true", "true run failure rate"),
-    ):
+    )
+    for check, label in checks:
         rates.add_row(
             label,
             _rate_cell(result.old.failed(check), result.old.n_runs),

@@ -162,7 +162,7 @@ def _passes(runs: list[RunView], check: str) -> int:
     return sum(r.true_pass if check == "true" else r.reported_pass for r in runs)
 
 
-def _top(reasons: Counter, n: int = 2) -> str:
+def _top(reasons: Counter[str], n: int = 2) -> str:
     ranked = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
     text = ", ".join(f"{reason} ({k})" for reason, k in ranked[:n])
     if len(ranked) > n:

@@ -17,7 +17,7 @@ from typing import Any
 from ..model import InputError
 
 
-def _git(args: list[str], cwd: Path | None) -> subprocess.CompletedProcess:
+def _git(args: list[str], cwd: Path | None) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     except FileNotFoundError:

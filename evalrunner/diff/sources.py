@@ -10,7 +10,7 @@ import gzip
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import orjson
 
@@ -135,14 +135,14 @@ def _first_line(path: Path) -> bytes | None:
     with _open(path) as f:
         for line in f:
             if line.strip():
-                return line
+                return bytes(line)
     return None
 
 
-def _open(path: Path):
+def _open(path: Path) -> BinaryIO:
     try:
         if path.name.endswith(".gz"):
-            return gzip.open(path, "rb")
+            return gzip.open(path, "rb")  # type: ignore[return-value]
         return open(path, "rb")
     except OSError as e:
         raise InputError(f"{path}: cannot open: {e.strerror or e}") from None
@@ -251,4 +251,5 @@ def _check_summary(summary: Any, where: str) -> dict[str, Any]:
             f'{where}: not an evalrun results file (its "summary" lacks runs and failed_runs); '
             f"{RESULTS_HELP}"
         )
-    return summary
+    checked: dict[str, Any] = summary
+    return checked

@@ -47,7 +47,7 @@ def suspect_rules(
     world to check are counted alongside.
     """
     keys: dict[tuple[str, str, str], list[str]] = {}
-    runs: Counter = Counter()
+    runs: Counter[tuple[str, str, str]] = Counter()
     for key, olds, news in groups:
         before = {s for r in olds for s in r.suspects}
         fresh = Counter(s for r in news for s in r.suspects if s not in before)
@@ -56,7 +56,7 @@ def suspect_rules(
             runs[s] += k
     if not keys:
         return ()
-    unverified: Counter = Counter()
+    unverified: Counter[tuple[str, str, str]] = Counter()
     for _, olds, news in groups:
         was_passing = any(r.true_pass for r in olds)
         for r in news:
