@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalrunner.cli import app
-from evalrunner.diff import binomial_two_sided, mcnemar_exact, sign_test
+from evalrunner.diff import binomial_two_sided, mcnemar_exact, sign_test, stats
 
 # --------------------------------------------------------------------------------- the corpus
 
@@ -455,6 +455,26 @@ def test_p_value_for_many_pairs_is_exact_and_small():
     # 0 of 2000 the other way: p = 2 / 2^2000, far below a float's smallest normal: 0.0 as float,
     # but exact as a fraction.
     assert mcnemar_exact(2000, 0) == Fraction(2, 2**2000)
+
+
+@pytest.mark.parametrize(
+    ("improved", "regressed"),
+    [(12, 3), (400, 600), (499, 501), (2400, 2600), (9000, 11001), (9990, 10010), (1, 19999)],
+)
+def test_the_floating_point_tail_agrees_with_the_integer_sum(monkeypatch, improved, regressed):
+    exact = binomial_two_sided(improved, regressed)
+    monkeypatch.setattr(stats, "EXACT_WORK", 0)  # every test now takes the floating-point sum
+    approx = binomial_two_sided(improved, regressed)
+    assert abs(approx - exact) <= exact * Fraction(1, 10**11)
+
+
+def test_a_test_over_hundreds_of_thousands_of_pairs():
+    # Summed with integers (32 s, once, to write this literal down): 0.11375545575607501.
+    p = mcnemar_exact(200_000, 199_000)
+    assert abs(float(p) - 0.11375545575607501) <= 1e-11 * 0.11375545575607501
+    # far below the smallest float, and still not zero: 2 · P(X <= 100000), X ~ Bin(400000, 1/2)
+    tiny = mcnemar_exact(100_000, 300_000)
+    assert 0 < tiny < Fraction(1, 2**75000) and float(tiny) == 0.0
 
 
 # ------------------------------------------------------------------------------ git revisions

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
-from .views import CallView, RunView
+from .views import CallView, RunDetail, RunView
 
 ALIGNED = ("exact", "equivalent")
 FAILED_LABELS = ("mismatch", "unexpected", "redundant", "malformed")
 
 
-def run_cause(o: RunView, n: RunView) -> str:
+def run_cause(o: RunDetail, n: RunDetail) -> str:
     """Why one run's verdict changed, as specifically as the two explanations allow."""
     parts: list[str] = []
     if o.true_pass != n.true_pass:
@@ -24,7 +24,7 @@ def run_cause(o: RunView, n: RunView) -> str:
     return "; ".join(dict.fromkeys(parts))
 
 
-def _true_causes(o: RunView, n: RunView) -> list[str]:
+def _true_causes(o: RunDetail, n: RunDetail) -> list[str]:
     parts: list[str] = []
     if n.accepted != o.accepted:
         if n.accepted is None:
@@ -53,7 +53,7 @@ def _true_causes(o: RunView, n: RunView) -> list[str]:
     return parts
 
 
-def _call_causes(o: RunView, n: RunView, same_sequence: bool) -> list[str]:
+def _call_causes(o: RunDetail, n: RunDetail, same_sequence: bool) -> list[str]:
     if len(o.calls) != len(n.calls) or any(x.tool != y.tool for x, y in zip(o.calls, n.calls)):
         return [f"the calls differ ({len(o.calls)} → {len(n.calls)} calls)"]
     parts: list[str] = []
@@ -111,7 +111,7 @@ def _one_call(before: CallView, after: CallView, same_sequence: bool) -> list[st
     return []
 
 
-def _effect_causes(o: RunView, n: RunView) -> list[str]:
+def _effect_causes(o: RunDetail, n: RunDetail) -> list[str]:
     parts = []
     for k, e in enumerate(n.effects):
         before = o.effects[k] if k < len(o.effects) else None
@@ -128,7 +128,7 @@ def _effect_causes(o: RunView, n: RunView) -> list[str]:
     return parts
 
 
-def _reported_causes(o: RunView, n: RunView) -> list[str]:
+def _reported_causes(o: RunDetail, n: RunDetail) -> list[str]:
     if len(o.calls) != len(n.calls):
         return []
     parts = []
@@ -145,8 +145,8 @@ def case_cause(o: list[RunView], n: list[RunView]) -> str:
     to, tn = _passes(o, "true"), _passes(n, "true")
     if Fraction(to, len(o)) != Fraction(tn, len(n)):
         parts.append(f"{tn}/{len(n)} trials pass (was {to}/{len(o)})")
-        old_reasons = Counter(failure_reason(r) for r in o if not r.true_pass)
-        new_reasons = Counter(failure_reason(r) for r in n if not r.true_pass)
+        old_reasons = Counter(failure_reason(r.detail()) for r in o if not r.true_pass)
+        new_reasons = Counter(failure_reason(r.detail()) for r in n if not r.true_pass)
         gone, came = old_reasons - new_reasons, new_reasons - old_reasons
         if came:
             parts.append("new failures: " + _top(came))
@@ -170,7 +170,7 @@ def _top(reasons: Counter[str], n: int = 2) -> str:
     return text
 
 
-def failure_reason(r: RunView) -> str:
+def failure_reason(r: RunDetail) -> str:
     """The first thing to read about a failing run, in a few words."""
     for c in r.calls:
         if c.label == "redundant":

@@ -69,7 +69,7 @@ def by_run(old: Side, new: Side, reason: str) -> DiffResult:
         improved += not o.true_pass and n.true_pass
         regressed += o.true_pass and not n.true_pass
         if o.verdict != n.verdict:
-            flips.append(Flip(key, o.verdict, n.verdict, run_cause(o, n)))
+            flips.append(Flip(key, o.verdict, n.verdict, run_cause(o.detail(), n.detail())))
     test = TestResult("exact_mcnemar", improved, regressed, mcnemar_exact(improved, regressed))
     suspects = suspect_rules([(key, [a[key]], [b[key]]) for key in common])
     unpaired = (len(a.keys() - b.keys()), len(b.keys() - a.keys()))

@@ -19,7 +19,7 @@ from ..pipeline import Config, load_config, score
 from ..report import run_to_json
 from ..traces import TRACE_SUFFIXES
 from .git import checkout, is_revision, relabeller
-from .views import RESULTS_HELP, RunView
+from .views import RESULTS_HELP, RunStore, RunView
 
 
 @dataclass(frozen=True)
@@ -118,11 +118,12 @@ def _score(
     config: Config, traces: Path, relabel: Callable[[dict[str, Any]], dict[str, Any]]
 ) -> tuple[dict[str, Any], tuple[RunView, ...]]:
     runs: list[RunView] = []
+    store = RunStore()
 
     def sink(item: Any) -> None:
         if not isinstance(item, TraceError):
             d = relabel(run_to_json(item))
-            runs.append(RunView.from_json(d, d["source"]))
+            runs.append(RunView.from_json(d, d["source"], store))
 
     summary = score(config, [traces], sink=sink).to_json()
     for example in summary.get("examples", {}).values():
@@ -210,9 +211,13 @@ def read_results(
             raise InputError(f"{spec}: not an evalrun results file; {RESULTS_HELP}")
         if type(doc["runs"]) is not list:
             raise InputError(f'{spec}: not an evalrun results file ("runs" is not a list)')
-        runs = tuple(RunView.from_json(r, f"{spec}: run {i}") for i, r in enumerate(doc["runs"]))
+        store = RunStore()
+        runs = tuple(
+            RunView.from_json(r, f"{spec}: run {i}", store) for i, r in enumerate(doc["runs"])
+        )
         return _check_summary(doc["summary"], spec), runs
     runs_list: list[RunView] = []
+    store = RunStore()
     summary = None
     with _open(path) as f:
         for number, line in enumerate(f, start=1):
@@ -228,7 +233,7 @@ def read_results(
             if type(value) is dict and "summary" in value and "run_id" not in value:
                 summary = _check_summary(value["summary"], where)
             else:
-                runs_list.append(RunView.from_json(value, where))
+                runs_list.append(RunView.from_json(value, where, store, raw=line))
     if summary is None:
         raise InputError(
             f"{spec}: this jsonl results file ends without its summary line (cut short?); "

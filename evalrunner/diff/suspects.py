@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .views import RunView
+from .views import RunDetail, RunView
 
 MAX_SUSPECT_KEYS = 20
 """How many run (or case) keys a suspect rule lists as examples; all are counted."""
@@ -60,9 +60,9 @@ def suspect_rules(
     for _, olds, news in groups:
         was_passing = any(r.true_pass for r in olds)
         for r in news:
-            if not r.true_pass or was_passing or not any(e.ok is None for e in r.effects):
+            if not r.true_pass or was_passing or not r.unverified:
                 continue
-            for rule in _absorbing_rules(r):
+            for rule in _absorbing_rules(r.detail()):
                 if rule in keys:
                     unverified[rule] += 1
     return tuple(
@@ -76,7 +76,7 @@ _INDEX = re.compile(r"\[\d+\]")
 (`flights[].date`)."""
 
 
-def _absorbing_rules(r: RunView) -> set[tuple[str, str, str]]:
+def _absorbing_rules(r: RunDetail) -> set[tuple[str, str, str]]:
     """(tool, parameter path, normalizer) for each difference a rule absorbed in a matched call."""
     return {
         (c.tool, _INDEX.sub("[]", p.path), p.norm)
