@@ -19,13 +19,15 @@ results file and a freshly scored trace set are compared by the same code.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import BinaryIO
 
 from ..model import InputError
+from ..traces import STDIN
 from .causes import case_cause, failure_reason, run_cause
 from .git import checkout
 from .pairing import PAIRINGS, by_case, by_run, choose_pairing
 from .result import SHAPES, DiffResult, Flip, Pairing, describe_test
-from .sources import Loader, Side, read_results
+from .sources import Loader, Side
 from .stats import TestResult, binomial_two_sided, mcnemar_exact, sign_test
 from .suspects import SuspectRule
 from .views import CallView, EffectView, ParamView, RunView
@@ -51,7 +53,6 @@ __all__ = [
     "diff",
     "failure_reason",
     "mcnemar_exact",
-    "read_results",
     "run_cause",
     "sign_test",
 ]
@@ -66,15 +67,22 @@ def diff(
     traces: str | Path = "traces",
     pairing: str = "auto",
     cwd: str | Path | None = None,
+    stdin: BinaryIO | None = None,
 ) -> DiffResult:
     """Read both sides, pair them, and explain every flip.
 
     `tools`, `cases` and `traces` (relative to `cwd`, default the current directory) are where the
-    trace sides' rules live and where a revision's own tools, cases and traces are read from.
+    trace sides' rules live and where a revision's own tools, cases and traces are read from. A
+    side `-` is read from `stdin` (default: standard input).
     """
     if pairing not in PAIRINGS:
         raise InputError(f"pairing must be one of {', '.join(PAIRINGS)}, not {pairing!r}")
-    loader = Loader(Path(tools), Path(cases), Path(traces), Path(cwd) if cwd is not None else None)
+    if old == new == STDIN:
+        raise InputError(
+            "OLD and NEW are both - : standard input can be read only once; save one side to a file"
+        )
+    base = Path(cwd) if cwd is not None else None
+    loader = Loader(Path(tools), Path(cases), Path(traces), base, stdin=stdin)
     a = loader.load(old, "OLD")
     b = loader.load(new, "NEW")
     chosen, reason = choose_pairing(a, b, pairing)

@@ -9,10 +9,9 @@ from __future__ import annotations
 import subprocess
 import tarfile
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from ..model import InputError
 
@@ -135,30 +134,3 @@ def _safe_target(dest: Path, name: str) -> Path | None:
     if not parts or PurePosixPath(name).is_absolute() or ".." in parts:
         return None
     return dest.joinpath(*parts)
-
-
-def relabeller(
-    rev: str, extracted: Path, traces: Path
-) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """Sources under the temporary extraction read as `REV:traces/a.jsonl:3`, as git names blobs.
-
-    A run without a `run_id` is known by its source; it gets the plain `traces/a.jsonl:3`, so the
-    same line at two revisions is the same run.
-    """
-    prefix = str(extracted)
-
-    def relabel(d: dict[str, Any]) -> dict[str, Any]:
-        source = d.get("source")
-        if not isinstance(source, str) or not source.startswith(prefix):
-            return d
-        rest = source[len(prefix) :].lstrip("/\\")
-        plain = (PurePosixPath(traces.as_posix()) / rest).as_posix() if rest else traces.as_posix()
-        if rest.startswith(":"):  # a single trace file: `file:line`
-            plain = traces.as_posix() + rest
-        d = dict(d)
-        if d.get("run_id") == source:
-            d["run_id"] = plain
-        d["source"] = f"{rev}:{plain}"
-        return d
-
-    return relabel

@@ -1,13 +1,21 @@
 """The two sides of a diff: results files, trace sets scored now, and git revisions.
 
-A path that exists wins over a revision of the same name. Each side is read into a `Side`: which
-reading was used, the score summary, and one `RunView` per run.
+A path that exists wins over a revision of the same name; `-` is standard input. Each side is read
+into a `Side`: which reading was used, the score summary, and one `RunView` per run.
+
+Every input is opened once and read once: a pipe or a FIFO (`evalrun score -f json | evalrun diff
+- old.json`, `diff <(…) new.json`) cannot be read again, so the lines read to tell what a file holds
+are kept and read again from memory.
 """
 
 from __future__ import annotations
 
 import gzip
-from collections.abc import Callable
+import io
+import sys
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -17,9 +25,11 @@ import orjson
 from ..model import InputError, TraceError
 from ..pipeline import Config, load_config, score
 from ..report import run_to_json
-from ..traces import TRACE_SUFFIXES
-from .git import checkout, is_revision, relabeller
+from ..traces import STDIN, TRACE_SUFFIXES
+from .git import checkout, is_revision
 from .views import RESULTS_HELP, RunStore, RunView
+
+Relabel = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -52,10 +62,23 @@ class Side:
 
 
 class Loader:
-    """Reads sides; the current tools and cases are loaded once, when a trace side needs them."""
+    """Reads sides; the current tools and cases are loaded once, when a trace side needs them.
 
-    def __init__(self, tools: Path, cases: Path, traces: Path, base: Path | None) -> None:
+    `tools`, `cases` and `traces` are relative to `base` (default: the current directory); for a
+    git revision they are the same paths inside the revision.
+    """
+
+    def __init__(
+        self,
+        tools: Path,
+        cases: Path,
+        traces: Path,
+        base: Path | None,
+        *,
+        stdin: BinaryIO | None = None,
+    ) -> None:
         self.tools, self.cases, self.traces, self.base = tools, cases, traces, base
+        self.stdin = stdin
         self._config: Config | None = None
 
     def _at(self, p: Path) -> Path:
@@ -69,6 +92,9 @@ class Loader:
     def load(self, spec: str, which: str) -> Side:
         if not spec:
             raise InputError(f"{which} is empty: give a results file, a trace path or a revision")
+        if spec == STDIN:
+            stream = self.stdin if self.stdin is not None else sys.stdin.buffer
+            return self._read(spec, None, stream)
         path = self._at(Path(spec))
         if path.exists():
             side = self._load_path(spec, path)
@@ -81,29 +107,64 @@ class Loader:
     def _load_path(self, spec: str, path: Path) -> Side:
         if path.is_dir():
             return self._score_traces(spec, path)
-        kind = _sniff(path, spec)
-        if kind == "traces":
-            return self._score_traces(spec, path)
-        summary, runs = read_results(path, spec, jsonl=kind == "jsonl")
-        what = "results file" if kind == "json" else "results file (jsonl)"
-        return Side("results", f"{what} {spec}", summary, runs)
+        try:
+            stream = _open(path)
+        except OSError as e:
+            raise InputError(f"{spec}: cannot open: {e.strerror or e}") from None
+        with stream:
+            return self._read(spec, path, stream)
 
-    def _score_traces(self, spec: str, path: Path) -> Side:
+    def _read(self, spec: str, path: Path | None, stream: BinaryIO) -> Side:
+        """A results or trace file, from `stream`, read once; `path` None for standard input."""
+        regular = path is not None and path.is_file()
+        with _read_errors(spec):
+            if not regular:
+                stream = _gunzip(stream)  # a pipe has no name to tell: look at its first bytes
+            head = _Head(stream)
+            trace_name = path is not None and path.name.endswith(TRACE_SUFFIXES)
+            kind, doc = _sniff(head, spec, trace_name=trace_name)
+            named = "on standard input" if path is None else spec
+            if kind == "json":
+                summary, runs = _document(doc, spec, RunStore())
+                return Side("results", f"results file {named}", summary, runs)
+            if kind == "jsonl":
+                summary, runs = _jsonl(head.replay(), spec, RunStore())
+                return Side("results", f"results file (jsonl) {named}", summary, runs)
+        if regular:
+            return self._score_traces(spec, path)
+        return self._score_traces(spec, path, stream=head.replay())
+
+    def _score_traces(self, spec: str, path: Path | None, stream: BinaryIO | None = None) -> Side:
         config = self.config()
-        summary, runs = _score(config, path, lambda d: d)
-        what = "trace directory" if path.is_dir() else "trace file"
-        source = (
-            f"{what} {spec}, scored with the current tools ({self.tools}) and cases ({self.cases})"
+        if stream is None:
+            assert path is not None
+            summary, runs = _score(config, path)
+        elif path is None:
+            summary, runs = _score(config, None, stdin=stream)
+        else:
+            # a pipe is scored as standard input would be; its lines are named by its path
+            relabel = _relabeller("<stdin>", plain=spec, label=spec)
+            summary, runs = _score(config, None, relabel=relabel, stdin=stream)
+        what = (
+            "trace directory"
+            if path is not None and path.is_dir()
+            else "trace file"
+            if path is not None
+            else "traces on standard input"
         )
+        named = what if path is None else f"{what} {spec}"
+        source = f"{named}, scored with the current tools ({self.tools}) and cases ({self.cases})"
         return Side("traces", source, summary, runs)
 
     def _load_revision(self, spec: str) -> Side:
         wanted = [self.tools, self.cases, self.traces]
         with checkout(spec, wanted, self.base) as (sha, tmp, paths):
             tools, cases, traces = paths
+            plain = self.traces.as_posix()
+            relabel = _relabeller(str(traces), plain=plain, label=f"{spec}:{plain}")
             try:
                 config = load_config(tools, cases)
-                summary, runs = _score(config, traces, relabeller(spec, traces, self.traces))
+                summary, runs = _score(config, traces, relabel=relabel)
             except InputError as e:
                 # name the revision's files the way git does, not by the temporary extraction
                 raise InputError(str(e).replace(f"{tmp}/", f"{spec}:")) from None
@@ -115,131 +176,233 @@ class Loader:
 
 
 def _score(
-    config: Config, traces: Path, relabel: Callable[[dict[str, Any]], dict[str, Any]]
+    config: Config,
+    traces: Path | None,
+    *,
+    relabel: Relabel | None = None,
+    stdin: BinaryIO | None = None,
 ) -> tuple[dict[str, Any], tuple[RunView, ...]]:
+    """Score `traces` (or, when None, `stdin`) as `evalrun score` would: the one place a diff
+    scores, so that it reads traces exactly as `score` does."""
     runs: list[RunView] = []
     store = RunStore()
 
     def sink(item: Any) -> None:
         if not isinstance(item, TraceError):
-            d = relabel(run_to_json(item))
+            d = run_to_json(item)
+            if relabel is not None:
+                d = relabel(d)
             runs.append(RunView.from_json(d, d["source"], store))
 
-    summary = score(config, [traces], sink=sink).to_json()
-    for example in summary.get("examples", {}).values():
-        if isinstance(example, dict) and "source" in example:
-            example.update(relabel({"source": example["source"], "run_id": example.get("run_id")}))
+    summary = score(
+        config,
+        [traces if traces is not None else STDIN],
+        sink=sink,
+        stdin=stdin,
+    ).to_json()
+    if relabel is not None:
+        for example in summary.get("examples", {}).values():
+            if isinstance(example, dict) and "source" in example:
+                fields = {"source": example["source"], "run_id": example.get("run_id")}
+                example.update(relabel(fields))
     return summary, tuple(runs)
 
 
-def _first_line(path: Path) -> bytes | None:
-    with _open(path) as f:
-        for line in f:
-            if line.strip():
-                return bytes(line)
-    return None
+def _relabeller(prefix: str, *, plain: str, label: str) -> Relabel:
+    """Sources that start with `prefix` (a temporary extraction, `<stdin>`) start with `label`.
+
+    A run without a `run_id` is known by its source; it gets `plain` instead, so that the same
+    line at two revisions is the same run.
+    """
+
+    def relabel(d: dict[str, Any]) -> dict[str, Any]:
+        source = d.get("source")
+        if not isinstance(source, str) or not source.startswith(prefix):
+            return d
+        rest = source[len(prefix) :]
+        if rest and rest[0] not in "/\\:":
+            return d  # `traces2/…` is not under `traces`
+        rest = rest.lstrip("/\\")
+        glue = "" if not rest or rest.startswith(":") else "/"
+        d = dict(d)
+        if d.get("run_id") == source:
+            d["run_id"] = plain + glue + rest
+        d["source"] = label + glue + rest
+        return d
+
+    return relabel
+
+
+# ---------------------------------------------------------------------------- results files
 
 
 def _open(path: Path) -> BinaryIO:
+    if path.name.endswith(".gz"):
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return open(path, "rb")
+
+
+def _gunzip(stream: BinaryIO) -> BinaryIO:
+    """`stream`, decompressed when it starts as gzip does."""
+    magic = stream.read(2)
+    again: BinaryIO = io.BufferedReader(_Replay(magic, stream))
+    if magic == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=again, mode="rb")  # type: ignore[return-value]
+    return again
+
+
+class _Head:
+    """The start of a stream, kept as it is read, so that the whole stream can be read again."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.lines: list[bytes] = []
+
+    def first_line(self) -> bytes | None:
+        """The first line that is not blank (None when there is none)."""
+        for line in self.stream:
+            self.lines.append(line)
+            if line.strip():
+                return line
+        return None
+
+    def rest(self) -> bytes:
+        """What follows the lines read so far."""
+        return self.stream.read()
+
+    def whole(self) -> bytes:
+        """Everything, from the first byte (the lines read so far are no longer kept)."""
+        head, self.lines = b"".join(self.lines), []
+        return head + self.rest()
+
+    def replay(self) -> BinaryIO:
+        """The whole stream again, from its first byte: the kept lines, then the rest."""
+        return io.BufferedReader(_Replay(b"".join(self.lines), self.stream))
+
+
+@contextmanager
+def _read_errors(spec: str) -> Iterator[None]:
+    """A stream that breaks off (a truncated gzip, a closed pipe) is unusable input."""
     try:
-        if path.name.endswith(".gz"):
-            return gzip.open(path, "rb")  # type: ignore[return-value]
-        return open(path, "rb")
-    except OSError as e:
-        raise InputError(f"{path}: cannot open: {e.strerror or e}") from None
+        yield
+    except (OSError, EOFError, zlib.error) as e:
+        raise InputError(f"{spec}: cannot read: {e}") from None
 
 
-def _sniff(path: Path, spec: str) -> Literal["json", "jsonl", "traces"]:
-    """Which kind of file `path` is, from its first line; InputError when it is none of them.
+class _Replay(io.RawIOBase):
+    """`head`, then what is left of `rest`."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self._head = memoryview(head)
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _sniff(
+    head: _Head, spec: str, *, trace_name: bool
+) -> tuple[Literal["json", "jsonl", "traces"], Any]:
+    """What the stream holds, from its first line (with the parsed document, for `json`).
 
     A results file is recognized by its keys. A `.jsonl` file that is not one is a trace file,
     whatever its lines hold: the trace reader reads it, or lists each line it cannot score.
+    InputError when it is none of them.
     """
-    trace_name = path.name.endswith(TRACE_SUFFIXES)
 
     def bad(why: str) -> InputError:
         return InputError(f"{spec}: not an evalrun results file ({why}); {RESULTS_HELP}")
 
-    try:
-        first = _first_line(path)
-    except (OSError, EOFError) as e:
-        raise InputError(f"{spec}: cannot read: {e}") from None
+    first = head.first_line()
     if first is None:
         if trace_name:
-            return "traces"  # an empty trace file: zero runs, as `evalrun score` reads it
+            return "traces", None  # an empty trace file: zero runs, as `evalrun score` reads it
         raise bad("the file is empty")
+    whole = False
     try:
         value = orjson.loads(first)
     except orjson.JSONDecodeError:
-        value = None if trace_name else _whole(path)  # a results document, pretty-printed
+        if trace_name:
+            return "traces", None
+        value, whole = _parse(head.whole()), True  # a results document, pretty-printed
         if value is None:
-            if trace_name:
-                return "traces"
             raise bad("its first line is not JSON") from None
     if type(value) is not dict:
         if trace_name:
-            return "traces"
+            return "traces", None
         raise bad("it is not a JSON object")
     keys = value.keys()
     if {"evalrun", "runs", "summary"} <= keys:
-        return "json"
+        if not whole and head.rest().strip():
+            raise InputError(f"{spec}: not an evalrun results file; {RESULTS_HELP}")
+        return "json", value
     if "verdict" in keys and "run_id" in keys:
-        return "jsonl"
+        return "jsonl", None
     if {"errors", "summary"} <= keys and "calls" not in keys:
-        return "jsonl"  # the summary line of a run-less jsonl results file
+        return "jsonl", None  # the summary line of a run-less jsonl results file
     if "calls" in keys or trace_name:
-        return "traces"
+        return "traces", None
     shown = ", ".join(sorted(map(str, keys))[:6]) or "none"
     raise bad(f"a JSON object with keys {shown}")
 
 
-def _whole(path: Path) -> Any:
+def _parse(data: bytes) -> Any:
     try:
-        with _open(path) as f:
-            return orjson.loads(f.read())
-    except (orjson.JSONDecodeError, OSError, EOFError):
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
         return None
 
 
-def read_results(
-    path: Path, spec: str, *, jsonl: bool
+def _document(
+    doc: dict[str, Any], spec: str, store: RunStore
 ) -> tuple[dict[str, Any], tuple[RunView, ...]]:
-    """The summary and runs of a results file written by `evalrun score`."""
-    if not jsonl:
-        doc = _whole(path)
-        if type(doc) is not dict or not {"evalrun", "runs", "summary"} <= doc.keys():
-            raise InputError(f"{spec}: not an evalrun results file; {RESULTS_HELP}")
-        if type(doc["runs"]) is not list:
-            raise InputError(f'{spec}: not an evalrun results file ("runs" is not a list)')
-        store = RunStore()
-        runs = tuple(
-            RunView.from_json(r, f"{spec}: run {i}", store) for i, r in enumerate(doc["runs"])
-        )
-        return _check_summary(doc["summary"], spec), runs
-    runs_list: list[RunView] = []
-    store = RunStore()
+    """The summary and runs of a results document (`evalrun score --format json`)."""
+    if type(doc["runs"]) is not list:
+        raise InputError(f'{spec}: not an evalrun results file ("runs" is not a list)')
+    runs = tuple(RunView.from_json(r, f"{spec}: run {i}", store) for i, r in enumerate(doc["runs"]))
+    return _check_summary(doc["summary"], spec), runs
+
+
+def _jsonl(
+    stream: BinaryIO, spec: str, store: RunStore
+) -> tuple[dict[str, Any], tuple[RunView, ...]]:
+    """The runs and summary of a JSONL results file (`evalrun score --format jsonl`)."""
+    runs: list[RunView] = []
     summary = None
-    with _open(path) as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            where = f"{spec}:{number}"
-            if summary is not None:
-                raise InputError(f"{where}: a line after the summary line; {RESULTS_HELP}")
-            try:
-                value = orjson.loads(line)
-            except orjson.JSONDecodeError as e:
-                raise InputError(f"{where}: not JSON ({e}); {RESULTS_HELP}") from None
-            if type(value) is dict and "summary" in value and "run_id" not in value:
-                summary = _check_summary(value["summary"], where)
-            else:
-                runs_list.append(RunView.from_json(value, where, store, raw=line))
+    for number, line in _numbered(stream):
+        where = f"{spec}:{number}"
+        if summary is not None:
+            raise InputError(f"{where}: a line after the summary line; {RESULTS_HELP}")
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError as e:
+            raise InputError(f"{where}: not JSON ({e}); {RESULTS_HELP}") from None
+        if type(value) is dict and "summary" in value and "run_id" not in value:
+            summary = _check_summary(value["summary"], where)
+        else:
+            runs.append(RunView.from_json(value, where, store, raw=line))
     if summary is None:
         raise InputError(
             f"{spec}: this jsonl results file ends without its summary line (cut short?); "
             "write it again with `evalrun score --format jsonl`"
         )
-    return summary, tuple(runs_list)
+    return summary, tuple(runs)
+
+
+def _numbered(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
+    for number, line in enumerate(stream, start=1):
+        if line.strip():
+            yield number, line
 
 
 def _check_summary(summary: Any, where: str) -> dict[str, Any]:

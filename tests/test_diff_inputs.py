@@ -1,0 +1,144 @@
+"""How `evalrun diff` reads its sides: pipes and FIFOs read once, trace formats and id paths as
+`score` reads them, and a git revision's paths wherever the project keeps them."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalrunner.cli import app
+from tests.test_diff import (
+    RULE_CHANGE_FLIPS,
+    corpus,
+    score_to,
+    search_tool,
+    words,
+    write_json,
+)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A project directory (the current directory) with the rule not yet added."""
+    monkeypatch.chdir(tmp_path)
+    return corpus(tmp_path, month_rule=False)
+
+
+# ----------------------------------------------------------------------------------- pipes
+
+
+@pytest.fixture
+def rule_change(project):
+    """old.json and old.jsonl scored without the month rule; the working tree now has it."""
+    score_to(project / "old.json")
+    score_to(project / "old.jsonl", fmt="jsonl")
+    write_json(project / "tools" / "billing.json", [search_tool(month_rule=True)])
+    score_to(project / "new.json")
+    return project
+
+
+def diff_stdin(data: bytes, *args: str) -> dict:
+    result = invoke_input(data, "diff", *args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def invoke_input(data: bytes, *args: str):
+    return CliRunner().invoke(app, list(args), input=data)
+
+
+def test_a_results_document_on_standard_input(rule_change):
+    # evalrun score -f json | evalrun diff - new.json
+    out = diff_stdin((rule_change / "old.json").read_bytes(), "-", "new.json")
+    assert out["old"]["source"] == "results file on standard input"
+    assert out["flips"] == RULE_CHANGE_FLIPS
+
+
+def test_jsonl_results_on_standard_input_as_the_new_side(rule_change):
+    old = (rule_change / "old.jsonl").read_bytes()
+    out = diff_stdin(old, "new.json", "-")
+    assert out["new"]["source"] == "results file (jsonl) on standard input"
+    assert [f["key"] for f in out["flips"]] == ["r2", "r5", "r6"]  # the other way round
+    assert [(f["old"], f["new"]) for f in out["flips"]] == [
+        ("false_failure", "fail"),
+        ("false_failure", "fail"),
+        ("false_pass", "pass"),
+    ]
+
+
+def test_gzipped_results_on_standard_input(rule_change):
+    old = gzip.compress((rule_change / "old.jsonl").read_bytes())
+    assert diff_stdin(old, "-", "new.json")["flips"] == RULE_CHANGE_FLIPS
+
+
+def test_traces_on_standard_input_are_scored(rule_change):
+    # cat traces/runs.jsonl | evalrun diff old.json -
+    out = diff_stdin((rule_change / "traces" / "runs.jsonl").read_bytes(), "old.json", "-")
+    assert out["new"]["kind"] == "traces"
+    assert out["new"]["source"].startswith("traces on standard input, scored with")
+    assert out["flips"] == RULE_CHANGE_FLIPS
+    assert out["new"]["summary"]["examples"]["encoding"]["source"] == "<stdin>:2"
+
+
+def test_standard_input_cannot_be_both_sides(rule_change):
+    result = invoke_input(b"", "diff", "-", "-")
+    assert result.exit_code == 2
+    assert "OLD and NEW are both - : standard input can be read only once" in words(result.stderr)
+
+
+def evalrun(*args: str, cwd: Path, shell: bool = False) -> subprocess.CompletedProcess:
+    """The real command in a process of its own: a FIFO read twice would hang, not fail."""
+    command = [sys.executable, "-m", "evalrunner", *args]
+    if shell:
+        command = ["bash", "-c", " ".join(args)]
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(command, cwd=cwd, capture_output=True, env=env, timeout=60)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="process substitution needs bash")
+def test_process_substitution(rule_change):
+    done = evalrun(
+        f"{sys.executable} -m evalrunner diff <(cat old.json) new.json --format json",
+        cwd=rule_change,
+        shell=True,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["old"]["source"].startswith("results file /dev/fd/")
+    assert out["flips"] == RULE_CHANGE_FLIPS
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("name", ["old.json", "runs.jsonl"])
+def test_a_named_pipe_is_read_once(rule_change, name):
+    fifo = rule_change / "fifo"
+    os.mkfifo(fifo)
+    data = (
+        rule_change / name if name == "old.json" else rule_change / "traces" / name
+    ).read_bytes()
+
+    def write() -> None:
+        with open(fifo, "wb") as f:  # blocks until the diff opens it
+            f.write(data)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    done = evalrun("diff", "fifo", "new.json", "--format", "json", cwd=rule_change)
+    writer.join(timeout=5)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    if name == "old.json":
+        assert out["flips"] == RULE_CHANGE_FLIPS
+    else:  # the traces, scored with the rule: nothing moved; their lines are named by the FIFO
+        assert out["old"]["kind"] == "traces"
+        assert out["flips"] == []
+        assert out["old"]["summary"]["examples"]["encoding"]["source"] == "fifo:2"
