@@ -19,6 +19,7 @@ from evalrunner.cli import app
 from tests.test_diff import (
     RULE_CHANGE_FLIPS,
     corpus,
+    diff_json,
     score_to,
     search_tool,
     words,
@@ -142,3 +143,89 @@ def test_a_named_pipe_is_read_once(rule_change, name):
         assert out["old"]["kind"] == "traces"
         assert out["flips"] == []
         assert out["old"]["summary"]["examples"]["encoding"]["source"] == "fifo:2"
+
+
+# ---------------------------------------------------------- trace formats and id paths
+
+
+def customer_tool(*, rule: bool) -> dict:
+    customer_id: dict = {"type": "string"}
+    if rule:
+        customer_id["x-eval-norm"] = "casefold"
+    return {
+        "name": "get_customer",
+        "input_schema": {"type": "object", "properties": {"customer_id": customer_id}},
+    }
+
+
+def chat_log(attempt: str, customer_id: str) -> dict:
+    """An OpenAI Chat Completions conversation, its ids where this team's logger puts them."""
+    arguments = json.dumps({"customer_id": customer_id})
+    return {
+        "request": {"metadata": {"task": "lookup", "attempt": attempt}},
+        "messages": [
+            {"role": "user", "content": "who is C-1?"},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "get_customer", "arguments": arguments},
+                    }
+                ],
+            },
+        ],
+    }
+
+
+READING = [
+    "--trace-format",
+    "openai-chat",
+    "--case-key",
+    "request.metadata.task",
+    "--run-key",
+    "request.metadata.attempt",
+]
+
+
+@pytest.fixture
+def chat_project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_json(tmp_path / "tools" / "t.json", [customer_tool(rule=False)])
+    case = {"id": "lookup", "accept": [[{"tool": "get_customer", "args": {"customer_id": "C-1"}}]]}
+    write_json(tmp_path / "cases" / "c.json", [case])
+    logs = [chat_log("a1", "C-1"), chat_log("a2", "c-1 ")]
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "chat.jsonl").write_text("".join(json.dumps(r) + "\n" for r in logs))
+    score_to(tmp_path / "old.json", "logs", *READING)
+    write_json(tmp_path / "tools" / "t.json", [customer_tool(rule=True)])
+    return tmp_path
+
+
+CASEFOLD_FLIP = {
+    "key": "a2",
+    "old": "fail",
+    "new": "false_failure",
+    "cause": "now equivalent through `casefold` on get_customer.customer_id",
+}
+
+
+def test_trace_sides_are_read_with_the_format_and_id_paths_given(chat_project):
+    out = diff_json("old.json", "logs", *READING)
+    assert out["pairing"] == "run_id"
+    assert out["new"]["summary"]["runs"] == 2
+    assert out["flips"] == [CASEFOLD_FLIP]
+
+
+def test_without_the_id_paths_the_runs_cannot_be_scored(chat_project):
+    # the reason the options matter: their ids are nowhere diff looks by default
+    out = diff_json("old.json", "logs")
+    assert (out["new"]["summary"]["runs"], out["new"]["summary"]["unscoreable"]) == (0, 2)
+
+
+def test_a_trace_stream_in_another_format_is_told_from_a_results_file(chat_project):
+    logs = (chat_project / "logs" / "chat.jsonl").read_bytes()
+    out = diff_stdin(logs, "old.json", "-", *READING[2:])  # the format detected, the ids given
+    assert out["new"]["kind"] == "traces"
+    assert out["flips"] == [CASEFOLD_FLIP]

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..adapters import TraceFormat
 from ..diff import SHAPES, DiffResult, describe_test
 from ..diff import diff as run_diff
 from ..report import dumps
@@ -79,6 +80,36 @@ def diff(
             "the same runs.",
         ),
     ] = PairingChoice.auto,
+    trace_format: Annotated[
+        TraceFormat,
+        typer.Option(
+            "--trace-format",
+            help="How the trace sides' lines are written, as for score: auto (detected per "
+            "line), native, openai-chat, openai-responses, anthropic, mcp or otel "
+            "(OpenTelemetry GenAI spans). See docs/trace-formats.md.",
+        ),
+    ] = TraceFormat.auto,
+    case_key: Annotated[
+        str | None,
+        typer.Option(
+            "--case-key",
+            metavar="PATH",
+            help="Where each trace record keeps its case id, as a dotted path "
+            "(request.metadata.task), as for score. Default: case_id, else metadata.case_id; "
+            "for otel, the span attribute named PATH (default evalrun.case_id).",
+            show_default=False,
+        ),
+    ] = None,
+    run_key: Annotated[
+        str | None,
+        typer.Option(
+            "--run-key",
+            metavar="PATH",
+            help="Where each trace record keeps its run id, as --case-key. Default: run_id, else "
+            "metadata.run_id; for otel, the attribute evalrun.run_id, else the trace id.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Compare two scorings: rates, shapes, flipped runs with causes, a paired test.
 
@@ -94,7 +125,16 @@ def diff(
     if not 0 < alpha < 1:
         raise fail(f"--alpha must be between 0 and 1 (exclusive), not {alpha:g}")
     with input_errors():
-        result = run_diff(old, new, tools=tools, cases=cases, pairing=pairing.value)
+        result = run_diff(
+            old,
+            new,
+            tools=tools,
+            cases=cases,
+            pairing=pairing.value,
+            trace_format=trace_format,
+            case_key=case_key,
+            run_key=run_key,
+        )
     with output_stream(output) as out:
         if format is DiffFormat.json:
             out.write(dumps(result.to_json()) + b"\n")

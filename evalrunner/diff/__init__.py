@@ -21,13 +21,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO
 
+from ..adapters import TraceFormat
 from ..model import InputError
 from ..traces import STDIN
 from .causes import case_cause, failure_reason, run_cause
 from .git import checkout
 from .pairing import PAIRINGS, by_case, by_run, choose_pairing
 from .result import SHAPES, DiffResult, Flip, Pairing, describe_test
-from .sources import Loader, Side
+from .sources import Loader, Reading, Side
 from .stats import TestResult, binomial_two_sided, mcnemar_exact, sign_test
 from .suspects import SuspectRule
 from .views import CallView, EffectView, ParamView, RunView
@@ -41,6 +42,7 @@ __all__ = [
     "Flip",
     "Pairing",
     "ParamView",
+    "Reading",
     "RunView",
     "Side",
     "SuspectRule",
@@ -68,12 +70,16 @@ def diff(
     pairing: str = "auto",
     cwd: str | Path | None = None,
     stdin: BinaryIO | None = None,
+    trace_format: TraceFormat | str = TraceFormat.auto,
+    case_key: str | None = None,
+    run_key: str | None = None,
 ) -> DiffResult:
     """Read both sides, pair them, and explain every flip.
 
     `tools`, `cases` and `traces` (relative to `cwd`, default the current directory) are where the
     trace sides' rules live and where a revision's own tools, cases and traces are read from. A
-    side `-` is read from `stdin` (default: standard input).
+    side `-` is read from `stdin` (default: standard input). `trace_format`, `case_key` and
+    `run_key` say how trace sides are read, as for `pipeline.score`.
     """
     if pairing not in PAIRINGS:
         raise InputError(f"pairing must be one of {', '.join(PAIRINGS)}, not {pairing!r}")
@@ -82,7 +88,8 @@ def diff(
             "OLD and NEW are both - : standard input can be read only once; save one side to a file"
         )
     base = Path(cwd) if cwd is not None else None
-    loader = Loader(Path(tools), Path(cases), Path(traces), base, stdin=stdin)
+    reading = Reading(trace_format, case_key=case_key, run_key=run_key)
+    loader = Loader(Path(tools), Path(cases), Path(traces), base, reading=reading, stdin=stdin)
     a = loader.load(old, "OLD")
     b = loader.load(new, "NEW")
     chosen, reason = choose_pairing(a, b, pairing)

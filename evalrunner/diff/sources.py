@@ -22,6 +22,7 @@ from typing import Any, BinaryIO, Literal
 
 import orjson
 
+from ..adapters import TraceFormat, detect
 from ..model import InputError, TraceError
 from ..pipeline import Config, load_config, score
 from ..report import run_to_json
@@ -30,6 +31,16 @@ from .git import checkout, is_revision
 from .views import RESULTS_HELP, RunStore, RunView
 
 Relabel = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How trace sides are read: as `evalrun score` reads them (`--trace-format`, `--case-key`,
+    `--run-key`; see adapters.py)."""
+
+    trace_format: TraceFormat | str = TraceFormat.auto
+    case_key: str | None = None
+    run_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,9 +86,11 @@ class Loader:
         traces: Path,
         base: Path | None,
         *,
+        reading: Reading | None = None,
         stdin: BinaryIO | None = None,
     ) -> None:
         self.tools, self.cases, self.traces, self.base = tools, cases, traces, base
+        self.reading = reading or Reading()
         self.stdin = stdin
         self._config: Config | None = None
 
@@ -122,7 +135,8 @@ class Loader:
                 stream = _gunzip(stream)  # a pipe has no name to tell: look at its first bytes
             head = _Head(stream)
             trace_name = path is not None and path.name.endswith(TRACE_SUFFIXES)
-            kind, doc = _sniff(head, spec, trace_name=trace_name)
+            traces = trace_name or self.reading.trace_format != TraceFormat.auto
+            kind, doc = _sniff(head, spec, traces=traces)
             named = "on standard input" if path is None else spec
             if kind == "json":
                 summary, runs = _document(doc, spec, RunStore())
@@ -138,13 +152,13 @@ class Loader:
         config = self.config()
         if stream is None:
             assert path is not None
-            summary, runs = _score(config, path)
+            summary, runs = _score(config, path, self.reading)
         elif path is None:
-            summary, runs = _score(config, None, stdin=stream)
+            summary, runs = _score(config, None, self.reading, stdin=stream)
         else:
             # a pipe is scored as standard input would be; its lines are named by its path
             relabel = _relabeller("<stdin>", plain=spec, label=spec)
-            summary, runs = _score(config, None, relabel=relabel, stdin=stream)
+            summary, runs = _score(config, None, self.reading, relabel=relabel, stdin=stream)
         what = (
             "trace directory"
             if path is not None and path.is_dir()
@@ -164,7 +178,7 @@ class Loader:
             relabel = _relabeller(str(traces), plain=plain, label=f"{spec}:{plain}")
             try:
                 config = load_config(tools, cases)
-                summary, runs = _score(config, traces, relabel=relabel)
+                summary, runs = _score(config, traces, self.reading, relabel=relabel)
             except InputError as e:
                 # name the revision's files the way git does, not by the temporary extraction
                 raise InputError(str(e).replace(f"{tmp}/", f"{spec}:")) from None
@@ -178,6 +192,7 @@ class Loader:
 def _score(
     config: Config,
     traces: Path | None,
+    reading: Reading,
     *,
     relabel: Relabel | None = None,
     stdin: BinaryIO | None = None,
@@ -199,6 +214,9 @@ def _score(
         [traces if traces is not None else STDIN],
         sink=sink,
         stdin=stdin,
+        trace_format=reading.trace_format,
+        case_key=reading.case_key,
+        run_key=reading.run_key,
     ).to_json()
     if relabel is not None:
         for example in summary.get("examples", {}).values():
@@ -311,13 +329,14 @@ class _Replay(io.RawIOBase):
 
 
 def _sniff(
-    head: _Head, spec: str, *, trace_name: bool
+    head: _Head, spec: str, *, traces: bool
 ) -> tuple[Literal["json", "jsonl", "traces"], Any]:
     """What the stream holds, from its first line (with the parsed document, for `json`).
 
-    A results file is recognized by its keys. A `.jsonl` file that is not one is a trace file,
-    whatever its lines hold: the trace reader reads it, or lists each line it cannot score.
-    InputError when it is none of them.
+    A results file is recognized by its keys, a trace file by its first record's shape in any
+    trace format. When `traces` (a `.jsonl` name, or a `--trace-format` given), a file that is
+    not a results file is a trace file, whatever its lines hold: the trace reader reads it, or
+    lists each line it cannot score. InputError when it is none of them.
     """
 
     def bad(why: str) -> InputError:
@@ -325,20 +344,20 @@ def _sniff(
 
     first = head.first_line()
     if first is None:
-        if trace_name:
+        if traces:
             return "traces", None  # an empty trace file: zero runs, as `evalrun score` reads it
         raise bad("the file is empty")
     whole = False
     try:
         value = orjson.loads(first)
     except orjson.JSONDecodeError:
-        if trace_name:
+        if traces:
             return "traces", None
         value, whole = _parse(head.whole()), True  # a results document, pretty-printed
         if value is None:
             raise bad("its first line is not JSON") from None
     if type(value) is not dict:
-        if trace_name:
+        if traces:
             return "traces", None
         raise bad("it is not a JSON object")
     keys = value.keys()
@@ -350,7 +369,7 @@ def _sniff(
         return "jsonl", None
     if {"errors", "summary"} <= keys and "calls" not in keys:
         return "jsonl", None  # the summary line of a run-less jsonl results file
-    if "calls" in keys or trace_name:
+    if traces or detect(value) is not None:
         return "traces", None
     shown = ", ".join(sorted(map(str, keys))[:6]) or "none"
     raise bad(f"a JSON object with keys {shown}")
