@@ -20,6 +20,7 @@ from tests.test_diff import (
     RULE_CHANGE_FLIPS,
     corpus,
     diff_json,
+    invoke,
     score_to,
     search_tool,
     words,
@@ -229,3 +230,80 @@ def test_a_trace_stream_in_another_format_is_told_from_a_results_file(chat_proje
     out = diff_stdin(logs, "old.json", "-", *READING[2:])  # the format detected, the ids given
     assert out["new"]["kind"] == "traces"
     assert out["flips"] == [CASEFOLD_FLIP]
+
+
+# --------------------------------------------------------------- revisions, from anywhere
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def evals_repo(tmp_path, monkeypatch):
+    """A repository whose evals live in evals/: the month rule is added in the second commit."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    git(root, "init", "-q")
+    git(root, "config", "user.name", "Test")
+    git(root, "config", "user.email", "test@example.com")
+    git(root, "config", "commit.gpgsign", "false")
+    corpus(root / "evals", month_rule=False)
+    git(root, "add", "evals")
+    git(root, "commit", "-q", "-m", "evals")
+    write_json(root / "evals" / "tools" / "billing.json", [search_tool(month_rule=True)])
+    git(root, "commit", "-q", "-am", "add the month rule")
+    return root
+
+
+EVALS = ["--tools", "evals/tools", "--cases", "evals/cases", "--traces", "evals/traces"]
+
+
+def test_revisions_read_the_paths_given_from_the_repository_root(evals_repo, monkeypatch):
+    monkeypatch.chdir(evals_repo)
+    out = diff_json("HEAD~1", "HEAD", *EVALS)
+    assert out["flips"] == RULE_CHANGE_FLIPS
+    assert out["new"]["source"].endswith(
+        "its evals/tools/, evals/cases/ and evals/traces/ read with git archive"
+    )
+    # named as git names the file at the revision: from the root
+    assert out["new"]["summary"]["examples"]["encoding"]["source"] == (
+        "HEAD:evals/traces/runs.jsonl:2"
+    )
+
+
+@pytest.mark.parametrize(
+    ("folder", "paths"),
+    [
+        ("evals", []),
+        (
+            "src",
+            [
+                "--tools",
+                "../evals/tools",
+                "--cases",
+                "../evals/cases",
+                "--traces",
+                "../evals/traces",
+            ],
+        ),
+    ],
+)
+def test_revisions_read_paths_relative_to_a_subfolder(evals_repo, monkeypatch, folder, paths):
+    monkeypatch.chdir(evals_repo / folder)
+    out = diff_json("HEAD~1", "HEAD", *paths)
+    assert out["flips"] == RULE_CHANGE_FLIPS
+    assert out["new"]["summary"]["examples"]["encoding"]["source"] == (
+        "HEAD:evals/traces/runs.jsonl:2"
+    )
+
+
+def test_a_revision_without_the_paths_says_which_path_it_looked_for(evals_repo, monkeypatch):
+    monkeypatch.chdir(evals_repo)
+    result = invoke("diff", "HEAD~1", "HEAD", "--tools", "evals/tools", "--cases", "evals/cases")
+    assert result.exit_code == 2
+    assert "has no traces: nothing to read there" in words(result.stderr)

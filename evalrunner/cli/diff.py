@@ -18,9 +18,7 @@ from ..diff import diff as run_diff
 from ..report import dumps
 from .common import (
     EXIT_THRESHOLD,
-    CasesOpt,
     OutputOpt,
-    ToolsOpt,
     data_console,
     fail,
     input_errors,
@@ -42,9 +40,36 @@ class PairingChoice(str, Enum):
     case_id = "case_id"
 
 
+ToolsOpt = Annotated[
+    Path,
+    typer.Option(
+        "--tools",
+        help="Directory (or file) of tool schemas; for a git revision, its own at this path "
+        "(see --traces).",
+    ),
+]
+CasesOpt = Annotated[
+    Path,
+    typer.Option(
+        "--cases",
+        help="Directory (or file) of cases; for a git revision, its own at this path "
+        "(see --traces).",
+    ),
+]
+TracesOpt = Annotated[
+    Path,
+    typer.Option(
+        "--traces",
+        help="Where a git revision's traces are. A revision's --tools, --cases and --traces are "
+        "read inside it: relative to the current folder and mapped into the revision, so from "
+        "the repository's root they are relative to the root (evals/traces).",
+    ),
+]
+
 SIDE_HELP = (
     "A results file (evalrun score --format json or jsonl), a trace file or directory, "
-    "or a git revision (HEAD~1, a tag, a SHA). A path that exists wins over a revision."
+    "- for standard input, or a git revision (HEAD~1, a tag, a SHA). A path that exists wins "
+    "over a revision."
 )
 
 
@@ -53,6 +78,7 @@ def diff(
     new: Annotated[str, typer.Argument(metavar="NEW", help=SIDE_HELP, show_default=False)],
     tools: ToolsOpt = Path("tools"),
     cases: CasesOpt = Path("cases"),
+    traces: TracesOpt = Path("traces"),
     format: Annotated[
         DiffFormat, typer.Option("--format", "-f", help="Output: table or json.")
     ] = DiffFormat.table,
@@ -114,10 +140,10 @@ def diff(
     """Compare two scorings: rates, shapes, flipped runs with causes, a paired test.
 
     OLD and NEW are each a results file, a trace file or directory (scored with
-    --tools and --cases), or a git revision whose own tools/, cases/ and traces/
-    are scored (read with git archive; the working tree is not touched). Runs
-    pair by run_id when both sides hold the same runs, else cases by case_id.
-    More: docs/diff.md.
+    --tools and --cases), - for standard input, or a git revision whose own
+    --tools, --cases and --traces are scored (read with git archive; the working
+    tree is not touched). Runs pair by run_id when both sides hold the same runs,
+    else cases by case_id. More: docs/diff.md.
 
     Exit codes: 0 done; 1 --fail-on-regression and the true verdicts got
     significantly worse; 2 unusable input.
@@ -130,6 +156,7 @@ def diff(
             new,
             tools=tools,
             cases=cases,
+            traces=traces,
             pairing=pairing.value,
             trace_format=trace_format,
             case_key=case_key,

@@ -174,17 +174,19 @@ class Loader:
         wanted = [self.tools, self.cases, self.traces]
         with checkout(spec, wanted, self.base) as (sha, tmp, paths):
             tools, cases, traces = paths
-            plain = self.traces.as_posix()
-            relabel = _relabeller(str(traces), plain=plain, label=f"{spec}:{plain}")
+            # `REV:evals/traces/a.jsonl:3`, as git names a file at a revision: from the root
+            named = f"{spec}:{traces.relative_to(tmp).as_posix()}"
+            relabel = _relabeller(str(traces), plain=self.traces.as_posix(), label=named)
             try:
                 config = load_config(tools, cases)
                 summary, runs = _score(config, traces, self.reading, relabel=relabel)
             except InputError as e:
                 # name the revision's files the way git does, not by the temporary extraction
                 raise InputError(str(e).replace(f"{tmp}/", f"{spec}:")) from None
+        rels = [p.relative_to(tmp).as_posix() for p in paths]
         source = (
-            f"git revision {spec} ({sha[:12]}): its {self.tools}/, {self.cases}/ and "
-            f"{self.traces}/ read with git archive"
+            f"git revision {spec} ({sha[:12]}): its {rels[0]}/, {rels[1]}/ and {rels[2]}/ "
+            "read with git archive"
         )
         return Side("revision", source, summary, runs, commit=sha)
 
