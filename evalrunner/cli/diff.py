@@ -168,20 +168,24 @@ def diff(
         else:
             render(result, alpha, data_console(out, to_file=output is not None))
 
+    # Names, ids and paths are the user's: printed as Text, never read as Rich markup
+    # (a run id `[/]r-1` would end the command; `[link=…]` would make a link).
     err = stderr()
     for name, side in (("OLD", result.old), ("NEW", result.new)):
         unscoreable = side.summary.get("unscoreable") or 0
         if unscoreable and side.kind != "results":
-            err.print(f"{name}: {unscoreable} trace lines could not be scored (not compared)")
+            err.print(Text(f"{name}: {unscoreable} trace lines could not be scored (not compared)"))
     if result.suspect_rules:
         rules = ", ".join(f"{s.norm} on {s.tool}.{s.param}" for s in result.suspect_rules)
         err.print(
-            f"[bold red]warning:[/bold red] calls now match through {rules} while the recorded "
-            "world says the run failed: doubt the rule before trusting the new passes",
-            markup=True,
+            Text.assemble(
+                ("warning:", "bold red"),
+                f" calls now match through {rules} while the recorded world says the run "
+                "failed: doubt the rule before trusting the new passes",
+            )
         )
     if fail_on_regression and result.regressed(alpha):
-        err.print(f"the true verdicts got worse: {describe_test(result, alpha)}")
+        err.print(Text(f"the true verdicts got worse: {describe_test(result, alpha)}"))
         raise typer.Exit(code=EXIT_THRESHOLD)
 
 
@@ -295,7 +299,7 @@ def _render_flips(result: DiffResult, console: Console) -> None:
     table.add_column("old → new")
     table.add_column("cause", overflow="fold")
     for f in flips[:MAX_FLIPS_SHOWN]:
-        table.add_row(f.key, f"{_value(f.old)} → {_value(f.new)}", f.cause)
+        table.add_row(Text(f.key), Text(f"{_value(f.old)} → {_value(f.new)}"), Text(f.cause))
     console.print(table)
     if len(flips) > MAX_FLIPS_SHOWN:
         console.print(f"… and {len(flips) - MAX_FLIPS_SHOWN:,} more (--format json lists them all)")

@@ -1,0 +1,97 @@
+"""What `evalrun diff` says: names printed as they are written, pairing reasons that say what was
+compared, flips that moved, causes with their values, keys in natural order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.test_diff import (
+    diff_json,
+    invoke,
+    score_to,
+    words,
+    write_json,
+    write_jsonl,
+)
+
+# ------------------------------------------------------------------ names are not markup
+
+
+def bracket_tool(*, month_rule: bool) -> dict:
+    month: dict = {"type": "string"}
+    if month_rule:
+        month["x-eval-norm"] = "month"
+    return {"name": "get[v2]", "parameters": {"type": "object", "properties": {"month": month}}}
+
+
+CASE_ID = "[bold]c[/bold]"
+CLOSER = "[/]r-1"
+LINK = "[link=https://evil.example]r-2[/link]"
+
+
+@pytest.fixture
+def bracketed(tmp_path, monkeypatch):
+    """Ids and a tool name that Rich would read as markup, scored before and after a rule."""
+    monkeypatch.chdir(tmp_path)
+    write_json(tmp_path / "tools" / "t.json", [bracket_tool(month_rule=False)])
+    case = {
+        "id": CASE_ID,
+        "accept": [[{"tool": "get[v2]", "args": {"month": "2026-03"}}]],
+        "effect": [{"at": "/refunds", "count": 1}],
+    }
+    write_json(tmp_path / "cases" / "c.json", [case])
+    write_jsonl(
+        tmp_path / "traces" / "t.jsonl",
+        [
+            {
+                "run_id": CLOSER,
+                "case_id": CASE_ID,
+                "calls": [{"tool": "get[v2]", "args": {"month": "2026-03-01"}}],
+                "world": {"refunds": [1]},
+            },
+            {
+                "run_id": LINK,
+                "case_id": CASE_ID,
+                "calls": [{"tool": "get[v2]", "args": {"month": "2026-03-15"}}],
+                "world": {"refunds": []},
+            },
+        ],
+    )
+    score_to(tmp_path / "old.json")
+    write_json(tmp_path / "tools" / "t.json", [bracket_tool(month_rule=True)])
+    return tmp_path
+
+
+def test_ids_and_tool_names_are_printed_as_written(bracketed):
+    result = invoke("diff", "old.json", "traces")
+
+    assert result.exit_code == 0, result.output
+    text = words(result.stdout)
+    assert f"{CLOSER} fail → false_failure now equivalent through `month` on get[v2].month" in text
+    assert f"month on get[v2].month: 1 run with failing effects ({LINK})" in text
+    assert "warning: calls now match through month on get[v2].month while" in words(result.stderr)
+
+
+def test_case_ids_are_printed_as_written(bracketed):
+    result = invoke("diff", "old.json", "traces", "--pairing", "case_id")
+
+    assert result.exit_code == 0, result.output
+    assert f"{CASE_ID} 0% → 50%" in words(result.stdout)
+    assert "get[v2].month differs" in words(result.stdout)
+
+
+def test_the_json_carries_the_names_unchanged(bracketed):
+    out = diff_json("old.json", "traces")
+    assert [f["key"] for f in out["flips"]] == [CLOSER]
+    assert out["suspect_rules"][0]["keys"] == [LINK]
+
+
+def test_a_file_name_with_brackets(bracketed):
+    Path("[red]old.json").write_bytes(Path("old.json").read_bytes())
+    result = invoke("diff", "[red]old.json", "traces")
+    assert result.exit_code == 0, result.output
+    assert "old results file [red]old.json" in words(result.stdout)
+    assert json.loads(invoke("diff", "[red]old.json", "traces", "-f", "json").stdout)
