@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from evalrunner.diff.pairing import natural_key
 from tests.test_diff import (
     diff_json,
     invoke,
@@ -95,3 +96,47 @@ def test_a_file_name_with_brackets(bracketed):
     assert result.exit_code == 0, result.output
     assert "old results file [red]old.json" in words(result.stdout)
     assert json.loads(invoke("diff", "[red]old.json", "traces", "-f", "json").stdout)
+
+
+# ----------------------------------------------------------------------- natural order
+
+
+def lookup(q: str) -> dict:
+    return {"tool": "lookup", "args": {"q": q}}
+
+
+LOOKUP_TOOL = {"name": "lookup", "input_schema": {"type": "object", "properties": {}}}
+
+
+def test_flips_are_listed_in_natural_order(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_json(tmp_path / "tools" / "t.json", [LOOKUP_TOOL])
+    ids = ["r10", "r2", "r1", "r9", "r11"]
+    write_jsonl(
+        tmp_path / "traces" / "t.jsonl",
+        [{"run_id": i, "case_id": "q", "calls": [lookup("B" if i != "r1" else "C")]} for i in ids],
+    )
+    write_json(tmp_path / "v1" / "c.json", [{"id": "q", "accept": [[lookup("A")]]}])
+    write_json(tmp_path / "v2" / "c.json", [{"id": "q", "accept": [[lookup("B")]]}])
+    score_to(tmp_path / "v1.json", "--cases", "v1")
+
+    out = diff_json("v1.json", "traces", "--cases", "v2")
+
+    assert [f["key"] for f in out["flips"]] == ["r2", "r9", "r10", "r11"]  # not r10, r11, r2, r9
+
+
+def test_the_natural_order_is_total_and_reads_digits_as_numbers():
+    ids = ["r10", "r2", "r02", "r1", "a", "1a", "", "r", "x" + "9" * 5000, "x1" + "0" * 20]
+    assert sorted(ids, key=natural_key) == [
+        "",
+        "1a",
+        "a",
+        "r",
+        "r1",
+        "r02",
+        "r2",
+        "r10",
+        "x1" + "0" * 20,
+        "x" + "9" * 5000,
+    ]
+    assert sorted(reversed(ids), key=natural_key) == sorted(ids, key=natural_key)

@@ -6,6 +6,7 @@ By `run_id` when both sides hold the same runs (the rules or the cases changed);
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Literal
 
@@ -18,6 +19,24 @@ from .suspects import suspect_rules
 from .views import RunView
 
 PAIRINGS: tuple[str, ...] = ("auto", "run_id", "case_id")
+
+_DIGITS = re.compile(r"([0-9]+)")
+
+
+def natural_key(key: str) -> tuple[tuple[tuple[int, str] | str, ...], str]:
+    """Order ids as a person does: runs of digits as numbers (`r2` before `r10`).
+
+    Digit runs compare by value without int() (a 5,000-digit id is fine): by length once their
+    leading zeros are gone, then digit by digit. Ties (`r02`, `r2`) fall back to the text itself,
+    so the order is total and the same on every run.
+    """
+    parts = _DIGITS.split(key)  # text, digits, text, …: the same kind at the same place
+    return tuple(_number(p) if i % 2 else p for i, p in enumerate(parts)), key
+
+
+def _number(digits: str) -> tuple[int, str]:
+    value = digits.lstrip("0")
+    return len(value), value
 
 
 def _ids(side: Side) -> tuple[dict[str, RunView], str | None]:
@@ -50,7 +69,7 @@ def choose_pairing(old: Side, new: Side, requested: str = "auto") -> tuple[Pairi
         return "case_id", (
             f"the sides hold different runs ({only_a} run ids only in OLD, {only_b} only in NEW)"
         )
-    for key in sorted(a):
+    for key in sorted(a, key=natural_key):
         if a[key].fingerprint != b[key].fingerprint:
             what = "another case" if a[key].case_id != b[key].case_id else "other tool calls"
             return "case_id", (
@@ -62,7 +81,7 @@ def choose_pairing(old: Side, new: Side, requested: str = "auto") -> tuple[Pairi
 def by_run(old: Side, new: Side, reason: str) -> DiffResult:
     a, _ = _ids(old)
     b, _ = _ids(new)
-    common = sorted(a.keys() & b.keys())
+    common = sorted(a.keys() & b.keys(), key=natural_key)
     flips, improved, regressed = [], 0, 0
     for key in common:
         o, n = a[key], b[key]
@@ -78,7 +97,7 @@ def by_run(old: Side, new: Side, reason: str) -> DiffResult:
 
 def by_case(old: Side, new: Side, reason: str) -> DiffResult:
     a, b = _group(old.runs), _group(new.runs)
-    common = sorted(a.keys() & b.keys())
+    common = sorted(a.keys() & b.keys(), key=natural_key)
     flips, improved, regressed = [], 0, 0
     for key in common:
         o, n = a[key], b[key]
