@@ -390,7 +390,7 @@ def test_rerecorded_traces_pair_by_case(tmp_path, monkeypatch):
 
     result = invoke("diff", "old", "new")
     text = words(result.stdout)
-    assert "Flips: 2 cases changed pass fraction" in text
+    assert "Flips: 2 cases changed true pass fraction" in text
     assert "a 33% → 100%" in text
     assert "not paired: 1 cases only in OLD, 0 only in NEW" in text
     assert "NEW: 1 trace lines could not be scored" in words(result.stderr)

@@ -140,3 +140,43 @@ def test_the_natural_order_is_total_and_reads_digits_as_numbers():
         "x" + "9" * 5000,
     ]
     assert sorted(reversed(ids), key=natural_key) == sorted(ids, key=natural_key)
+
+
+# ------------------------------------------------------------- case flips are true moves
+
+
+def test_cases_whose_true_pass_fraction_did_not_move_are_not_flips(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    tool = {
+        "name": "lookup",
+        "input_schema": {
+            "type": "object",
+            "properties": {"q": {"type": "string", "x-eval-norm": "casefold"}},
+        },
+    }
+    write_json(tmp_path / "tools" / "t.json", [tool])
+    cases = [{"id": k, "accept": [[lookup("A")]]} for k in ("k", "m")]
+    write_json(tmp_path / "cases" / "c.json", cases)
+
+    def runs(prefix: str, k: list[str], m: list[str]) -> list[dict]:
+        return [
+            {"run_id": f"{prefix}{case}{i}", "case_id": case, "calls": [lookup(q)]}
+            for case, qs in (("k", k), ("m", m))
+            for i, q in enumerate(qs)
+        ]
+
+    # k: 3 of 4 trials pass on both sides; exact-match passes 0 of 4, then 2 of 4
+    write_jsonl(tmp_path / "old.jsonl", runs("o", ["a", "a", "a", "x"], ["x"]))
+    write_jsonl(tmp_path / "new.jsonl", runs("n", ["A", "A", "a", "x"], ["A"]))
+
+    out = diff_json("old.jsonl", "new.jsonl")
+
+    assert out["pairing"] == "case_id"
+    assert [(f["key"], f["old"], f["new"]) for f in out["flips"]] == [("m", 0.0, 1.0)]
+    assert out["reported_only"] == 1
+    text = words(invoke("diff", "old.jsonl", "new.jsonl").stdout)
+    assert (
+        "Flips: 1 case changed true pass fraction (1 more case changed only their exact-match "
+        "pass fraction: not flips)"
+    ) in text
+    assert "75% → 75%" not in text

@@ -289,8 +289,16 @@ def _render_suspects(result: DiffResult, console: Console) -> None:
 
 def _render_flips(result: DiffResult, console: Console) -> None:
     flips = result.flips
-    what = "runs changed verdict" if result.pairing == "run_id" else "cases changed pass fraction"
-    console.print(Text.assemble(("Flips", "bold"), f": {len(flips):,} {what}"))
+    if result.pairing == "run_id":
+        what = f"{_n(len(flips), 'run')} changed verdict"
+    else:
+        what = f"{_n(len(flips), 'case')} changed true pass fraction"
+        if result.reported_only:
+            what += (
+                f" ({_n(result.reported_only, 'more case')} changed only their exact-match pass "
+                "fraction: not flips)"
+            )
+    console.print(Text.assemble(("Flips", "bold"), f": {what}"))
     if not flips:
         console.print()
         return
@@ -304,6 +312,10 @@ def _render_flips(result: DiffResult, console: Console) -> None:
     if len(flips) > MAX_FLIPS_SHOWN:
         console.print(f"… and {len(flips) - MAX_FLIPS_SHOWN:,} more (--format json lists them all)")
     console.print()
+
+
+def _n(n: int, unit: str) -> str:
+    return f"{n:,} {unit}" + ("" if n == 1 else "s")
 
 
 def _value(v: Any) -> str:

@@ -98,13 +98,16 @@ def by_run(old: Side, new: Side, reason: str) -> DiffResult:
 def by_case(old: Side, new: Side, reason: str) -> DiffResult:
     a, b = _group(old.runs), _group(new.runs)
     common = sorted(a.keys() & b.keys(), key=natural_key)
-    flips, improved, regressed = [], 0, 0
+    flips, improved, regressed, reported_only = [], 0, 0, 0
     for key in common:
         o, n = a[key], b[key]
         fo, fn = _fraction(o, "true"), _fraction(n, "true")
         improved += fn > fo
         regressed += fn < fo
-        if fo != fn or _fraction(o, "reported") != _fraction(n, "reported"):
+        if fo == fn:
+            # "75% → 75%" is no flip: only exact-match moved, counted beside the flips
+            reported_only += _fraction(o, "reported") != _fraction(n, "reported")
+        else:
             flips.append(
                 Flip(
                     key,
@@ -117,7 +120,9 @@ def by_case(old: Side, new: Side, reason: str) -> DiffResult:
     test = TestResult("exact_sign", improved, regressed, sign_test(improved, regressed))
     suspects = suspect_rules([(key, a[key], b[key]) for key in common])
     unpaired = (len(a.keys() - b.keys()), len(b.keys() - a.keys()))
-    return DiffResult("case_id", reason, old, new, tuple(flips), test, unpaired, suspects)
+    return DiffResult(
+        "case_id", reason, old, new, tuple(flips), test, unpaired, suspects, reported_only
+    )
 
 
 def _group(runs: tuple[RunView, ...]) -> dict[str, list[RunView]]:

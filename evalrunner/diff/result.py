@@ -47,6 +47,9 @@ class DiffResult:
     unpaired: tuple[int, int]
     """Keys (runs or cases) found on the old side only, and on the new side only."""
     suspect_rules: tuple[SuspectRule, ...]
+    reported_only: int = 0
+    """Case pairing: cases whose exact-match pass fraction moved while their true one did not
+    (not flips: the true verdicts, which flips and the test are about, did not move)."""
 
     @property
     def unit(self) -> str:
@@ -68,7 +71,7 @@ class DiffResult:
         return t.regressed > t.improved and t.p_value < Fraction(alpha)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "pairing": self.pairing,
             "pairing_reason": self.pairing_reason,
             "old": self.old.to_json(),
@@ -79,6 +82,9 @@ class DiffResult:
             "unpaired": {"old": self.unpaired[0], "new": self.unpaired[1]},
             "suspect_rules": [s.to_json() for s in self.suspect_rules],
         }
+        if self.pairing == "case_id":
+            out["reported_only"] = self.reported_only
+        return out
 
 
 def _rate(failed: int, total: int) -> float:
