@@ -10,13 +10,24 @@ import pytest
 
 from evalrunner.diff.pairing import natural_key
 from tests.test_diff import (
+    RUNS,
+    corpus,
     diff_json,
     invoke,
     score_to,
+    search_tool,
     words,
     write_json,
     write_jsonl,
 )
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A project directory (the current directory) with the month rule not yet added."""
+    monkeypatch.chdir(tmp_path)
+    return corpus(tmp_path, month_rule=False)
+
 
 # ------------------------------------------------------------------ names are not markup
 
@@ -180,3 +191,36 @@ def test_cases_whose_true_pass_fraction_did_not_move_are_not_flips(tmp_path, mon
         "pass fraction: not flips)"
     ) in text
     assert "75% → 75%" not in text
+
+
+# --------------------------------------------------------------- what pairing compared
+
+
+def test_run_pairing_says_what_both_sides_share(project):
+    score_to(project / "old.json")
+    write_json(project / "tools" / "billing.json", [search_tool(month_rule=True)])
+
+    out = diff_json("old.json", "traces")
+
+    assert out["pairing"] == "run_id"
+    assert out["pairing_reason"] == (
+        "both sides hold the same 6 runs (same ids, cases and tools called, and the same "
+        "arguments wherever both sides record them)"
+    )
+
+
+def test_the_same_ids_calling_the_same_tools_with_other_arguments_pair_by_case(project):
+    score_to(project / "old.json")
+    # re-recorded under the same ids: r3 and r4 now ask for other months, tools as before
+    moved = [dict(r) for r in RUNS]
+    for run, month in ((moved[2], "2026-05"), (moved[3], "2026-06")):
+        run["calls"] = [{"tool": "search_invoices", "args": {"customer_id": "C-1", "month": month}}]
+    write_jsonl(project / "traces" / "runs.jsonl", moved)
+
+    out = diff_json("old.json", "traces")
+
+    assert out["pairing"] == "case_id"
+    assert out["pairing_reason"] == (
+        "2 runs' arguments changed (run 'r3': search_invoices.month \"2026-03-15\" → "
+        '"2026-05"): the same ids name different recordings'
+    )

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
-from ..model import InputError
+from ..jsonvalue import json_eq, short_json
+from ..model import MISSING, InputError
 from .causes import case_cause, run_cause
 from .result import DiffResult, Flip, Pairing, count_of
 from .sources import Side
@@ -69,13 +70,49 @@ def choose_pairing(old: Side, new: Side, requested: str = "auto") -> tuple[Pairi
         return "case_id", (
             f"the sides hold different runs ({only_a} run ids only in OLD, {only_b} only in NEW)"
         )
-    for key in sorted(a, key=natural_key):
+    keys = sorted(a, key=natural_key)
+    for key in keys:
         if a[key].fingerprint != b[key].fingerprint:
             what = "another case" if a[key].case_id != b[key].case_id else "other tool calls"
             return "case_id", (
                 f"run {key!r} has {what} on each side: the same ids name different recordings"
             )
-    return "run_id", f"both sides hold the same {count_of(len(a), 'run')} (same ids, cases, calls)"
+    changed: list[tuple[str, str]] = []
+    for key in keys:
+        change = argument_change(a[key], b[key])
+        if change is not None:
+            changed.append((key, change))
+    if changed:
+        first, change = changed[0]
+        return "case_id", (
+            f"{count_of(len(changed), 'run')}' arguments changed (run {first!r}: {change}): the same "
+            "ids name different recordings"
+        )
+    return "run_id", (
+        f"both sides hold the same {count_of(len(a), 'run')} (same ids, cases and tools called, "
+        "and the same arguments wherever both sides record them)"
+    )
+
+
+def argument_change(o: RunView, n: RunView) -> str | None:
+    """An argument the two recordings of one run gave differently, in words; None if none shows.
+
+    A rule or a case can change how a call is explained, never what it sent: wherever both
+    explanations record a call's value at a parameter (the results JSON records it where the call
+    differs from the case), the values must be equal if the recording is the same one.
+    """
+    if o.calls_key == n.calls_key:
+        return None
+    for before, after in zip(o.detail().calls, n.detail().calls):
+        for p in after.params:
+            q = before.param(p.path)
+            if q is not None and not _same(q.actual, p.actual):
+                return f"{after.tool}.{p.path} {short_json(q.actual)} → {short_json(p.actual)}"
+    return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is b if a is MISSING or b is MISSING else json_eq(a, b)
 
 
 def by_run(old: Side, new: Side, reason: str) -> DiffResult:
