@@ -83,18 +83,21 @@ RULE_CHANGE_FLIPS = [
         "key": "r2",
         "old": "fail",
         "new": "false_failure",
-        "cause": "now equivalent through `month` on search_invoices.month",
+        "shape": {"old": None, "new": "encoding"},
+        "cause": 'now equivalent through `month` on search_invoices.month: "2026-03-01" ~ "2026-03"',
     },
     {
         "key": "r5",
         "old": "fail",
         "new": "false_failure",
-        "cause": "now equivalent through `month` on search_invoices.month",
+        "shape": {"old": None, "new": "encoding"},
+        "cause": 'now equivalent through `month` on search_invoices.month: "2026-03-01" ~ "2026-03"',
     },
     {
         "key": "r6",
         "old": "pass",
         "new": "false_pass",
+        "shape": {"old": None, "new": "redundant_call"},
         "cause": "call 1 now redundant (repeats call 0)",
     },
 ]
@@ -223,7 +226,7 @@ def test_rule_change_table_says_it_in_words(project):
     assert "paired by run_id: both sides hold the same 6 runs" in text
     assert "true run failure rate 66.7% (4) 50.0% (3) -16.7 pts" in text
     assert "Flips: 3 runs changed verdict" in text
-    assert "r6 pass → false_pass call 1 now redundant (repeats call 0)" in text
+    assert "r6 pass → false_pass (redundant_call) call 1 now redundant (repeats call 0)" in text
     assert "WARNING: calls now match through a rule while the recorded world says" in text
     assert "month on search_invoices.month: 1 run with failing effects (r3)" in text
     assert "2 runs improved, 1 regressed; p = 1: could well be noise at alpha 0.05." in text
@@ -289,7 +292,9 @@ def test_mcnemar_p_value_and_words(tmp_path, monkeypatch):
         "key": "r00",
         "old": "fail",
         "new": "pass",
-        "cause": "call 0 (lookup) now matches exactly; exact-match now passes call 0 (lookup)",
+        "shape": {"old": None, "new": None},
+        "cause": 'call 0 (lookup) now matches exactly (was mismatch: lookup.q "B" ≠ "A"); '
+        "exact-match now passes call 0 (lookup)",
     }
     assert len(out["flips"]) == 15
 

@@ -208,7 +208,8 @@ CASEFOLD_FLIP = {
     "key": "a2",
     "old": "fail",
     "new": "false_failure",
-    "cause": "now equivalent through `casefold` on get_customer.customer_id",
+    "shape": {"old": None, "new": "encoding"},
+    "cause": 'now equivalent through `casefold` on get_customer.customer_id: "c-1 " ~ "C-1"',
 }
 
 

@@ -82,7 +82,10 @@ def test_ids_and_tool_names_are_printed_as_written(bracketed):
 
     assert result.exit_code == 0, result.output
     text = words(result.stdout)
-    assert f"{CLOSER} fail → false_failure now equivalent through `month` on get[v2].month" in text
+    assert (
+        f"{CLOSER} fail → false_failure (encoding) now equivalent through `month` on "
+        'get[v2].month: "2026-03-01" ~ "2026-03"'
+    ) in text
     assert f"month on get[v2].month: 1 run with failing effects ({LINK})" in text
     assert "warning: calls now match through month on get[v2].month while" in words(result.stderr)
 
@@ -224,3 +227,68 @@ def test_the_same_ids_calling_the_same_tools_with_other_arguments_pair_by_case(p
         "2 runs' arguments changed (run 'r3': search_invoices.month \"2026-03-15\" → "
         '"2026-05"): the same ids name different recordings'
     )
+
+
+# -------------------------------------------------------------- causes show their values
+
+
+def march(month: str, **extra) -> dict:
+    call = {"tool": "search_invoices", "args": {"customer_id": "C-1", "month": month}}
+    return {"id": "march", "accept": [[call]], **extra}
+
+
+def test_a_changed_case_shows_the_values_on_both_sides(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    corpus(tmp_path, month_rule=True, cases=[march("2026-03")], runs=RUNS[:3])
+    score_to(tmp_path / "old.json")
+    write_json(tmp_path / "cases" / "cases.json", [march("2026-04")])
+
+    out = diff_json("old.json", "traces")
+
+    assert [(f["key"], f["cause"]) for f in out["flips"]] == [
+        (
+            "r1",
+            "the calls no longer match any accepted sequence (was #0); "
+            'search_invoices.month now differs from the case: "2026-03" ≠ "2026-04"; '
+            "exact-match now fails call 0 (search_invoices)",
+        ),
+        (
+            "r2",
+            "the calls no longer match any accepted sequence (was #0); no longer equivalent: "
+            "search_invoices.month (was through `month`): "
+            '"2026-03-01" ≠ "2026-04" (the case had "2026-03")',
+        ),
+        (
+            "r3",
+            "the calls no longer match any accepted sequence (was #0); no longer equivalent: "
+            "search_invoices.month (was through `month`): "
+            '"2026-03-15" ≠ "2026-04" (the case had "2026-03")',
+        ),
+    ]
+    assert [f["shape"] for f in out["flips"]] == [
+        {"old": None, "new": None},
+        {"old": "encoding", "new": None},
+        {"old": "encoding", "new": None},
+    ]
+
+
+def test_an_effect_that_now_fails_says_what_was_found(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    corpus(tmp_path, month_rule=True, cases=[march("2026-03")], runs=RUNS[:3])
+    score_to(tmp_path / "old.json")
+    refunded = march("2026-03", effect=[{"at": "/refunds", "count": 1}])
+    write_json(tmp_path / "cases" / "cases.json", [refunded])
+
+    out = diff_json("old.json", "traces")
+
+    assert out["flips"] == [
+        {
+            "key": "r3",
+            "old": "false_failure",
+            "new": "fail",
+            "shape": {"old": "encoding", "new": None},
+            "cause": "effect now fails: count at /refunds (0 found, 1 expected)",
+        }
+    ]
+    table = words(invoke("diff", "old.json", "traces").stdout)
+    assert "r3 false_failure (encoding) → fail effect now fails: count at /refunds" in table

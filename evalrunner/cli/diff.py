@@ -307,7 +307,11 @@ def _render_flips(result: DiffResult, console: Console) -> None:
     table.add_column("old → new")
     table.add_column("cause", overflow="fold")
     for f in flips[:MAX_FLIPS_SHOWN]:
-        table.add_row(Text(f.key), Text(f"{_value(f.old)} → {_value(f.new)}"), Text(f.cause))
+        old, new = _value(f.old), _value(f.new)
+        if f.shapes is not None:
+            old += f" ({f.shapes[0]})" if f.shapes[0] else ""
+            new += f" ({f.shapes[1]})" if f.shapes[1] else ""
+        table.add_row(Text(f.key), Text(f"{old} → {new}"), Text(f.cause))
     console.print(table)
     if len(flips) > MAX_FLIPS_SHOWN:
         console.print(f"… and {len(flips) - MAX_FLIPS_SHOWN:,} more (--format json lists them all)")

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
-from .views import CallView, RunDetail, RunView
+from ..jsonvalue import short_json
+from ..model import MISSING
+from .views import CallView, ParamView, RunDetail, RunView, same_value
 
 ALIGNED = ("exact", "equivalent")
 FAILED_LABELS = ("mismatch", "unexpected", "redundant", "malformed")
@@ -27,12 +29,13 @@ def run_cause(o: RunDetail, n: RunDetail) -> str:
 def _true_causes(o: RunDetail, n: RunDetail) -> list[str]:
     parts: list[str] = []
     if n.accepted != o.accepted:
+        was = "none" if o.accepted is None else f"#{o.accepted}"
         if n.accepted is None:
-            parts.append("the calls no longer match any accepted sequence")
+            parts.append(f"the calls no longer match any accepted sequence (was {was})")
         elif n.accepted != 0:
-            parts.append(f"now matches accepted sequence #{n.accepted}")
+            parts.append(f"now matches accepted sequence #{n.accepted} (was {was})")
         elif o.accepted is not None:
-            parts.append("now matches the canonical sequence (#0)")
+            parts.append(f"now matches the canonical sequence (#0) (was {was})")
     same_sequence = o.aligned_to == n.aligned_to
     calls = _call_causes(o, n, same_sequence)
     parts += calls
@@ -48,7 +51,7 @@ def _true_causes(o: RunDetail, n: RunDetail) -> list[str]:
             if (j, tool) not in after
         ]
     if n.accepted == 0 and o.accepted is None and not parts:
-        parts.append("now matches accepted sequence #0")
+        parts.append("now matches accepted sequence #0 (was none)")
     parts += _effect_causes(o, n)
     return parts
 
@@ -74,25 +77,35 @@ def _one_call(before: CallView, after: CallView, same_sequence: bool) -> list[st
             return [f"call {i} no longer redundant: {tool} is now repeatable"]
         return [f"call {i} no longer redundant"]
     if now in ("errored", "malformed") and was != now:
-        return [f"call {i} ({tool}) now {now}"]
+        return [f"call {i} ({tool}) now {now} (was {was})"]
     if was in ("errored", "malformed") and was != now:
-        return [f"call {i} ({tool}) no longer {was}"]
+        return [f"call {i} ({tool}) no longer {was} (now {now})"]
     if now == "equivalent":
         found = []
         for p in after.params:
             if p.kind != "equivalent" or before.param(p.path) == p:
                 continue
             if p.norm:
-                found.append(f"now equivalent through `{p.norm}` on {tool}.{p.path}")
+                found.append(
+                    f"now equivalent through `{p.norm}` on {tool}.{p.path}: {_pair(p, '~')}"
+                )
             else:
-                found.append(f"now equivalent: {tool}.{p.path} is the declared default")
+                stated = p.actual if p.actual is not MISSING else p.expected
+                found.append(
+                    f"now equivalent: {tool}.{p.path} = {short_json(stated)} is the declared "
+                    "default"
+                )
         if found or was == "exact":
             return found
-        return [f"call {i} ({tool}) now equivalent"]
+        return [f"call {i} ({tool}) now equivalent (was {was})"]
     if now == "exact":
         if was in ALIGNED or not same_sequence:
             return []  # an alternate path is named by the accepted sequence
-        return [f"call {i} ({tool}) now matches exactly"]
+        differed = [
+            f"{tool}.{p.path} {_pair(p, '≠')}" for p in before.params if p.kind == "mismatch"
+        ]
+        how = f"{was}: {', '.join(differed)}" if differed else was
+        return [f"call {i} ({tool}) now matches exactly (was {how})"]
     if now == "mismatch":
         found = []
         for p in after.params:
@@ -100,15 +113,27 @@ def _one_call(before: CallView, after: CallView, same_sequence: bool) -> list[st
                 continue
             old = before.param(p.path)
             if old is not None and old.kind == "equivalent" and old.norm:
-                found.append(f"no longer equivalent: {tool}.{p.path} (was through `{old.norm}`)")
+                found.append(
+                    f"no longer equivalent: {tool}.{p.path} (was through `{old.norm}`): "
+                    f"{_pair(p, '≠')}"
+                )
             elif old is None or old.kind != "mismatch":
-                found.append(f"{tool}.{p.path} now differs from the case")
-        return found or [f"call {i} ({tool}) no longer matches"]
+                found.append(f"{tool}.{p.path} now differs from the case: {_pair(p, '≠')}")
+            else:
+                continue
+            if old is not None and not same_value(old.expected, p.expected):
+                found[-1] += f" (the case had {short_json(old.expected)})"
+        return found or [f"call {i} ({tool}) no longer matches (was {was})"]
     if now == "unexpected" and was != "unexpected":
-        return [f"call {i} ({tool}) now unexpected"]
+        return [f"call {i} ({tool}) now unexpected (was {was})"]
     if now == "extra" and was == "unexpected":
         return [f"call {i} ({tool}) now allowed outside the sequence"]
     return []
+
+
+def _pair(p: ParamView, relation: str) -> str:
+    """The call's value and the case's: `"2026-03-01" ~ "2026-03"`, as `score --show` writes them."""
+    return f"{short_json(p.actual)} {relation} {short_json(p.expected)}"
 
 
 def _effect_causes(o: RunDetail, n: RunDetail) -> list[str]:
@@ -119,9 +144,10 @@ def _effect_causes(o: RunDetail, n: RunDetail) -> list[str]:
             before = None
         where = f"{e.op} at {e.at or '/'}"
         if e.ok is False and (before is None or before.ok is not False):
-            parts.append(f"effect now fails: {where}")
+            parts.append(f"effect now fails: {where}" + (f" ({e.detail})" if e.detail else ""))
         elif e.ok is not False and before is not None and before.ok is False:
-            parts.append(f"effect now holds: {where}")
+            was = f" (was: {before.detail})" if before.detail else ""
+            parts.append(f"effect now holds: {where}{was}")
     removed = o.effects[len(n.effects) :]
     if any(e.ok is False for e in removed):
         parts.append("a failing effect assertion was removed")

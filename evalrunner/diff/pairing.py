@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Literal
 
-from ..jsonvalue import json_eq, short_json
-from ..model import MISSING, InputError
+from ..jsonvalue import short_json
+from ..model import InputError
 from .causes import case_cause, run_cause
 from .result import DiffResult, Flip, Pairing, count_of
 from .sources import Side
 from .stats import TestResult, mcnemar_exact, sign_test
 from .suspects import suspect_rules
-from .views import RunView
+from .views import RunView, same_value
 
 PAIRINGS: tuple[str, ...] = ("auto", "run_id", "case_id")
 
@@ -106,13 +106,9 @@ def argument_change(o: RunView, n: RunView) -> str | None:
     for before, after in zip(o.detail().calls, n.detail().calls):
         for p in after.params:
             q = before.param(p.path)
-            if q is not None and not _same(q.actual, p.actual):
+            if q is not None and not same_value(q.actual, p.actual):
                 return f"{after.tool}.{p.path} {short_json(q.actual)} → {short_json(p.actual)}"
     return None
-
-
-def _same(a: Any, b: Any) -> bool:
-    return a is b if a is MISSING or b is MISSING else json_eq(a, b)
 
 
 def by_run(old: Side, new: Side, reason: str) -> DiffResult:
@@ -125,7 +121,8 @@ def by_run(old: Side, new: Side, reason: str) -> DiffResult:
         improved += not o.true_pass and n.true_pass
         regressed += o.true_pass and not n.true_pass
         if o.verdict != n.verdict:
-            flips.append(Flip(key, o.verdict, n.verdict, run_cause(o.detail(), n.detail())))
+            cause = run_cause(o.detail(), n.detail())
+            flips.append(Flip(key, o.verdict, n.verdict, cause, shapes=(o.shape, n.shape)))
     test = TestResult("exact_mcnemar", improved, regressed, mcnemar_exact(improved, regressed))
     suspects = suspect_rules([(key, [a[key]], [b[key]]) for key in common])
     unpaired = (len(a.keys() - b.keys()), len(b.keys() - a.keys()))

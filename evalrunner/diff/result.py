@@ -23,6 +23,8 @@ class Flip:
     cause: str
     trials: tuple[int, int] | None = None
     """Case pairing: the number of runs of the case on each side."""
+    shapes: tuple[str | None, str | None] | None = None
+    """Run pairing: the run's shape on each side (None for `pass` and `fail`)."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -33,6 +35,8 @@ class Flip:
         }
         if self.trials is not None:
             out["trials"] = {"old": self.trials[0], "new": self.trials[1]}
+        if self.shapes is not None:
+            out["shape"] = {"old": self.shapes[0], "new": self.shapes[1]}
         return out
 
 

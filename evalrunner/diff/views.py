@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from ..jsonvalue import json_eq
 from ..model import MISSING, VERDICTS, InputError
 
 RESULTS_HELP = (
@@ -41,6 +42,11 @@ class ParamView:
     another when it explains the difference the same way."""
     expected: Any = field(default=MISSING, compare=False)
     """The value the case's step gave (MISSING: the step left it out)."""
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Two recorded values are the same JSON value, or both absent (MISSING)."""
+    return a is b if a is MISSING or b is MISSING else json_eq(a, b)
 
 
 @dataclass(frozen=True, slots=True)
