@@ -65,13 +65,25 @@ def replicate(src: Path, dest: Path, copies: int, prefix: str = "") -> int:
     return n
 
 
-def measure(args: list[str], cwd: Path) -> tuple[float, float, int]:
-    """Seconds from start to exit, peak RSS in MB, exit code of `python ARGS`."""
+def document(src: Path, dest: Path) -> None:
+    """A JSONL results file as the one document `evalrun score --format json` writes."""
+    lines = src.read_bytes().splitlines()
+    with open(dest, "wb") as f:
+        f.write(b'{"errors":[],"evalrun":"0.1.0","runs":[')
+        f.write(b",".join(lines[:-1]))
+        f.write(b'],"summary":' + orjson.dumps(orjson.loads(lines[-1])["summary"]) + b"}\n")
+
+
+def measure(args: list[str], cwd: Path) -> tuple[float, float, float, int]:
+    """Seconds from start to exit, CPU seconds, peak RSS in MB, exit code of `python ARGS`."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, *args], cwd=cwd, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, *args], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return time.perf_counter() - start, usage.ru_maxrss / 1024, proc.returncode
+    seconds = time.perf_counter() - start
+    cpu = usage.ru_utime + usage.ru_stime
+    return seconds, cpu, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
 
 
 def main() -> None:
@@ -91,24 +103,30 @@ def main() -> None:
         replicate(work / "new-4k.jsonl", work / "new-rerecorded.jsonl", options.copies, "x")
         size = (work / "old.jsonl").stat().st_size / 1e6
         print(f"{n:,} runs a side ({size:.0f} MB of JSONL each); code: {_code()}")
+        document(work / "old.jsonl", work / "old.json")
+        document(work / "new.jsonl", work / "new.json")
         for label, args in (
-            ("run pairing", ["old.jsonl", "new.jsonl"]),
-            ("case pairing", ["old.jsonl", "new-rerecorded.jsonl"]),
+            ("run pairing, jsonl", ["old.jsonl", "new.jsonl"]),
+            ("run pairing, json", ["old.json", "new.json"]),
+            ("case pairing, jsonl", ["old.jsonl", "new-rerecorded.jsonl"]),
         ):
             diff = ["-m", "evalrunner", "diff", *args, "-f", "json", "-o", "out.json"]
-            seconds, rss, code = measure(diff, work)
+            seconds, cpu, rss, code = measure(diff, work)
             out = orjson.loads((work / "out.json").read_bytes()) if code == 0 else {}
             test = out.get("test", {})
             print(
-                f"{label}: {seconds:.1f} s, peak RSS {rss:.0f} MB, exit {code}; "
+                f"{label}: {seconds:.1f} s ({cpu:.1f} s CPU), peak RSS {rss:.0f} MB, exit {code}; "
                 f"{len(out.get('flips', ())):,} flips, {test.get('improved')} improved, "
                 f"{test.get('regressed')} regressed"
             )
         test = (
             "from evalrunner.diff import mcnemar_exact; print(float(mcnemar_exact(200000, 199000)))"
         )
-        seconds, rss, code = measure(["-c", test], work)
-        print(f"the test alone, 200,000 improved, 199,000 regressed: {seconds:.1f} s, exit {code}")
+        seconds, cpu, rss, code = measure(["-c", test], work)
+        print(
+            f"the test alone, 200,000 improved, 199,000 regressed: {seconds:.1f} s "
+            f"({cpu:.1f} s CPU), exit {code}"
+        )
 
 
 def _code() -> str:

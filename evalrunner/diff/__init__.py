@@ -1,19 +1,22 @@
 """Compare two scorings: what moved, why, and whether the move is more than noise.
 
 Each side of a diff is a results file (`evalrun score --format json` or `jsonl`), a trace file or
-directory scored with the current tools and cases, or a git revision whose own tools, cases and
-traces are read with `git archive` (the user's working tree is never touched). A path that exists
-wins over a revision of the same name.
+directory scored with the current tools and cases, standard input, or a git revision whose own
+tools, cases and traces are read with `git archive` (the user's working tree is never touched). A
+path that exists wins over a revision of the same name.
 
-Pairing: by `run_id` when both sides hold the same runs (same ids, each of the same case and
-calling the same tools in the same order: the rules or the cases changed); otherwise by `case_id`
-(new traces, from a changed agent), where a case's trials compare as pass fractions. The paired
-test is on the true verdicts: exact McNemar over runs, an exact sign test over cases. Both are the
-two-sided binomial test of "improved" against "regressed" with p = 1/2, computed exactly with
-integers.
+Pairing: by `run_id` when both sides hold the same runs (same ids, each of the same case, calling
+the same tools in the same order with the same arguments as far as both record them: the rules or
+the cases changed); otherwise by `case_id` (new traces, from a changed agent), where a case's
+trials compare as pass fractions. The paired test is on the true verdicts: exact McNemar over
+runs, an exact sign test over cases. Both are the two-sided binomial test of "improved" against
+"regressed" with p = 1/2 (see stats.py).
 
-Everything is read into one small view per run (`RunView`), built from the results-JSON layout, so a
-results file and a freshly scored trace set are compared by the same code.
+The modules, in the order data flows through them: `sources` reads each side (`git` for a
+revision) into `views`, one small view per run built from the results-JSON layout, so a results
+file and a freshly scored trace set are compared by the same code; `pairing` pairs them and finds
+the flips, explained by `causes`, with `suspects` and the test of `stats`; `result` holds what was
+found.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ from ..model import MISSING
 from .views import CallView, ParamView, RunDetail, RunView, same_value
 
 ALIGNED = ("exact", "equivalent")
-FAILED_LABELS = ("mismatch", "unexpected", "redundant", "malformed")
 
 
 def run_cause(o: RunDetail, n: RunDetail) -> str:

@@ -84,9 +84,10 @@ def choose_pairing(old: Side, new: Side, requested: str = "auto") -> tuple[Pairi
             changed.append((key, change))
     if changed:
         first, change = changed[0]
+        whose = "1 run's" if len(changed) == 1 else f"{len(changed)} runs'"
         return "case_id", (
-            f"{count_of(len(changed), 'run')}' arguments changed (run {first!r}: {change}): the same "
-            "ids name different recordings"
+            f"{whose} arguments changed (run {first!r}: {change}): the same ids name different "
+            "recordings"
         )
     return "run_id", (
         f"both sides hold the same {count_of(len(a), 'run')} (same ids, cases and tools called, "
@@ -124,7 +125,14 @@ def by_run(old: Side, new: Side, reason: str) -> DiffResult:
             cause = run_cause(o.detail(), n.detail())
             flips.append(Flip(key, o.verdict, n.verdict, cause, shapes=(o.shape, n.shape)))
     test = TestResult("exact_mcnemar", improved, regressed, mcnemar_exact(improved, regressed))
-    suspects = suspect_rules([(key, [a[key]], [b[key]]) for key in common])
+    # only a new run with suspects, or an unchecked pass, can count for a suspect rule
+    suspects = suspect_rules(
+        [
+            (key, (a[key],), (b[key],))
+            for key in common
+            if b[key].suspects or (b[key].unverified and b[key].true_pass)
+        ]
+    )
     unpaired = (len(a.keys() - b.keys()), len(b.keys() - a.keys()))
     return DiffResult("run_id", reason, old, new, tuple(flips), test, unpaired, suspects)
 

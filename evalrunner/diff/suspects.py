@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +39,7 @@ class SuspectRule:
 
 
 def suspect_rules(
-    groups: list[tuple[str, list[RunView], list[RunView]]],
+    groups: Sequence[tuple[str, Sequence[RunView], Sequence[RunView]]],
 ) -> tuple[SuspectRule, ...]:
     """Rules through which calls newly match while their effects fail, per run (or case).
 
