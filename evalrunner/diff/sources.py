@@ -139,6 +139,7 @@ class Loader:
             kind, doc = _sniff(head, spec, traces=traces)
             named = "on standard input" if path is None else spec
             if kind == "json":
+                head.lines.clear()  # the document's text, parsed: not kept beside its objects
                 summary, runs = _document(doc, spec, RunStore())
                 return Side("results", f"results file {named}", summary, runs)
             if kind == "jsonl":
@@ -388,10 +389,16 @@ def _document(
     doc: dict[str, Any], spec: str, store: RunStore
 ) -> tuple[dict[str, Any], tuple[RunView, ...]]:
     """The summary and runs of a results document (`evalrun score --format json`)."""
-    if type(doc["runs"]) is not list:
+    found = doc["runs"]
+    if type(found) is not list:
         raise InputError(f'{spec}: not an evalrun results file ("runs" is not a list)')
-    runs = tuple(RunView.from_json(r, f"{spec}: run {i}", store) for i, r in enumerate(doc["runs"]))
-    return _check_summary(doc["summary"], spec), runs
+    runs = []
+    for i in range(len(found)):
+        # each run's objects are let go as soon as it is kept: memory peaks at the document's
+        # size, not at twice it
+        run, found[i] = found[i], None
+        runs.append(RunView.from_json(run, f"{spec}: run {i}", store))
+    return _check_summary(doc["summary"], spec), tuple(runs)
 
 
 def _jsonl(
