@@ -70,20 +70,23 @@ def choose_pairing(old: Side, new: Side, requested: str = "auto") -> tuple[Pairi
         return "case_id", (
             f"the sides hold different runs ({only_a} run ids only in OLD, {only_b} only in NEW)"
         )
-    keys = sorted(a, key=natural_key)
-    for key in keys:
-        if a[key].fingerprint != b[key].fingerprint:
-            what = "another case" if a[key].case_id != b[key].case_id else "other tool calls"
-            return "case_id", (
-                f"run {key!r} has {what} on each side: the same ids name different recordings"
-            )
-    changed: list[tuple[str, str]] = []
-    for key in keys:
-        change = argument_change(a[key], b[key])
+    # In the files' order, not the keys': a run's explanation is read back from its side's
+    # store, block by block, and the first run named is the first in natural order.
+    other = [key for key, r in a.items() if r.fingerprint != b[key].fingerprint]
+    if other:
+        key = min(other, key=natural_key)
+        what = "another case" if a[key].case_id != b[key].case_id else "other tool calls"
+        return "case_id", (
+            f"run {key!r} has {what} on each side: the same ids name different recordings"
+        )
+    changed: dict[str, str] = {}
+    for key, r in a.items():
+        change = argument_change(r, b[key])
         if change is not None:
-            changed.append((key, change))
+            changed[key] = change
     if changed:
-        first, change = changed[0]
+        first = min(changed, key=natural_key)
+        change = changed[first]
         whose = "1 run's" if len(changed) == 1 else f"{len(changed)} runs'"
         return "case_id", (
             f"{whose} arguments changed (run {first!r}: {change}): the same ids name different "
@@ -115,24 +118,24 @@ def argument_change(o: RunView, n: RunView) -> str | None:
 def by_run(old: Side, new: Side, reason: str) -> DiffResult:
     a, _ = _ids(old)
     b, _ = _ids(new)
-    common = sorted(a.keys() & b.keys(), key=natural_key)
     flips, improved, regressed = [], 0, 0
-    for key in common:
-        o, n = a[key], b[key]
+    # only a new run with suspects, or an unchecked pass, can count for a suspect rule
+    candidates: list[tuple[str, tuple[RunView], tuple[RunView]]] = []
+    for key, o in a.items():  # in OLD's order (see choose_pairing); sorted below
+        n = b.get(key)
+        if n is None:
+            continue
         improved += not o.true_pass and n.true_pass
         regressed += o.true_pass and not n.true_pass
         if o.verdict != n.verdict:
             cause = run_cause(o.detail(), n.detail())
             flips.append(Flip(key, o.verdict, n.verdict, cause, shapes=(o.shape, n.shape)))
+        if n.suspects or (n.unverified and n.true_pass):
+            candidates.append((key, (o,), (n,)))
+    flips.sort(key=lambda f: natural_key(f.key))
+    candidates.sort(key=lambda c: natural_key(c[0]))
     test = TestResult("exact_mcnemar", improved, regressed, mcnemar_exact(improved, regressed))
-    # only a new run with suspects, or an unchecked pass, can count for a suspect rule
-    suspects = suspect_rules(
-        [
-            (key, (a[key],), (b[key],))
-            for key in common
-            if b[key].suspects or (b[key].unverified and b[key].true_pass)
-        ]
-    )
+    suspects = suspect_rules(candidates)
     unpaired = (len(a.keys() - b.keys()), len(b.keys() - a.keys()))
     return DiffResult("run_id", reason, old, new, tuple(flips), test, unpaired, suspects)
 

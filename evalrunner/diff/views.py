@@ -257,7 +257,7 @@ class RunStore:
     results compress about sixfold, and a block takes a few microseconds to read back.
     """
 
-    BLOCK = 1 << 15
+    BLOCK = 1 << 14
 
     def __init__(self) -> None:
         self._blocks: list[bytes] = []
