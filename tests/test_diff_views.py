@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from decimal import Decimal
 
 import orjson
 import pytest
@@ -62,3 +63,18 @@ def test_a_view_reads_back_its_whole_explanation():
 def test_calls_without_tool_names_are_not_a_run_result(calls, why):
     with pytest.raises(InputError, match=why):
         RunView.from_json(run("r1", calls=calls), "f.jsonl:3", RunStore())
+
+
+def test_a_scored_run_holding_what_orjson_cannot_write_is_kept():
+    # a trace side's runs come from the scorer as Python values, not from JSON text: a plugin's
+    # normalizer may give a value orjson cannot write
+    d = run("r1")
+    param = {
+        "kind": "equivalent",
+        "actual": "1.50",
+        "expected": "1.5",
+        "actual_norm": Decimal("1.5"),
+    }
+    d["calls"][0]["params"] = {"n": param}
+    view = RunView.from_json(d, "t.jsonl:1", RunStore())
+    assert view.detail().calls[0].params[0].actual == "1.50"

@@ -17,6 +17,7 @@ import orjson
 
 from ..jsonvalue import json_eq
 from ..model import MISSING, VERDICTS, InputError
+from ..report import dumps
 
 RESULTS_HELP = (
     "expected the output of `evalrun score --format json` (one object with "
@@ -214,11 +215,12 @@ class RunView(NamedTuple):
             reported_pass=d["reported"]["pass"],
             true_pass=d["true"]["pass"],
             tools=tools,
-            calls_key=hash(orjson.dumps(calls)),
+            calls_key=hash(dumps(calls)),
             suspects=suspects,
             unverified=unverified,
             store=store,
-            ref=store.add(orjson.dumps(d) if raw is None else raw),
+            # report.dumps: a scored run may hold what orjson cannot write (a plugin's value)
+            ref=store.add(dumps(d) if raw is None else raw),
         )
 
 
