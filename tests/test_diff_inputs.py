@@ -16,8 +16,11 @@ import pytest
 from typer.testing import CliRunner
 
 from evalrunner.cli import app
+from evalrunner.diff.sources import _Laid
 from tests.test_diff import (
+    REFUNDED,
     RULE_CHANGE_FLIPS,
+    call,
     corpus,
     diff_json,
     invoke,
@@ -25,6 +28,7 @@ from tests.test_diff import (
     search_tool,
     words,
     write_json,
+    write_jsonl,
 )
 
 
@@ -308,3 +312,30 @@ def test_a_revision_without_the_paths_says_which_path_it_looked_for(evals_repo, 
     result = invoke("diff", "HEAD~1", "HEAD", "--tools", "evals/tools", "--cases", "evals/cases")
     assert result.exit_code == 2
     assert "has no traces: nothing to read there" in words(result.stderr)
+
+
+# ------------------------------------------------------------ a results document, run by run
+
+
+def test_a_results_document_is_read_run_by_run_even_where_its_runs_look_like_a_cut(project):
+    # the bytes that separate two runs, `},{"calls":`, inside a run: a list of objects in an
+    # argument the results record (it differs from the case)
+    tricky = [{"a": 1}, {"calls": 2}, {"calls": [{"calls": {}}]}]
+    runs = [
+        {"run_id": "r1", "case_id": "march", "calls": [call("2026-03")], "world": REFUNDED},
+        {"run_id": "r2", "case_id": "march", "calls": [call(tricky)], "world": REFUNDED},
+        {"run_id": "r3", "case_id": "march", "calls": [call("2026-03-01")], "world": REFUNDED},
+    ]
+    write_jsonl(project / "traces" / "runs.jsonl", runs)
+    text = score_to(project / "old.json").read_bytes()
+    score_to(project / "old.jsonl", fmt="jsonl")
+    assert _Laid.out(text.splitlines()[0]) is not None  # read as laid out, not parsed whole
+    write_json(project / "tools" / "billing.json", [search_tool(month_rule=True)])
+
+    from_document, from_lines = diff_json("old.json", "traces"), diff_json("old.jsonl", "traces")
+
+    assert [f["key"] for f in from_document["flips"]] == ["r3"]
+    assert from_document["flips"] == from_lines["flips"]
+    assert diff_json("old.json", "old.jsonl")["pairing_reason"].startswith(
+        "both sides hold the same 3 runs"
+    )

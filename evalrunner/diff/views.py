@@ -253,10 +253,12 @@ def _check(d: Any, where: str) -> None:
 
 class RunStore:
     """A side's runs as it keeps them: their JSON one after another, compressed in blocks of BLOCK
-    bytes, and one tuple for each sequence of tools called (most runs of a case call the same).
+    bytes, and one object for each case id, verdict, shape and sequence of tools called (most runs
+    of a case share them).
 
     A diff reads back only the runs it explains, so their JSON need not be held as it is: run
-    results compress about sixfold, and a block takes a few microseconds to read back.
+    results compress about sevenfold in 16 KiB blocks, and a block takes some 40 µs to read back
+    (32 KiB blocks compress a little better and take half as long again).
     """
 
     BLOCK = 1 << 14
