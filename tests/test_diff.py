@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalrunner.cli import app
-from evalrunner.diff import binomial_two_sided, mcnemar_exact, sign_test
+from evalrunner.diff import binomial_two_sided, mcnemar_exact, sign_test, stats
 
 # --------------------------------------------------------------------------------- the corpus
 
@@ -83,18 +83,21 @@ RULE_CHANGE_FLIPS = [
         "key": "r2",
         "old": "fail",
         "new": "false_failure",
-        "cause": "now equivalent through `month` on search_invoices.month",
+        "shape": {"old": None, "new": "encoding"},
+        "cause": 'now equivalent through `month` on search_invoices.month: "2026-03-01" ~ "2026-03"',
     },
     {
         "key": "r5",
         "old": "fail",
         "new": "false_failure",
-        "cause": "now equivalent through `month` on search_invoices.month",
+        "shape": {"old": None, "new": "encoding"},
+        "cause": 'now equivalent through `month` on search_invoices.month: "2026-03-01" ~ "2026-03"',
     },
     {
         "key": "r6",
         "old": "pass",
         "new": "false_pass",
+        "shape": {"old": None, "new": "redundant_call"},
         "cause": "call 1 now redundant (repeats call 0)",
     },
 ]
@@ -223,7 +226,7 @@ def test_rule_change_table_says_it_in_words(project):
     assert "paired by run_id: both sides hold the same 6 runs" in text
     assert "true run failure rate 66.7% (4) 50.0% (3) -16.7 pts" in text
     assert "Flips: 3 runs changed verdict" in text
-    assert "r6 pass → false_pass call 1 now redundant (repeats call 0)" in text
+    assert "r6 pass → false_pass (redundant_call) call 1 now redundant (repeats call 0)" in text
     assert "WARNING: calls now match through a rule while the recorded world says" in text
     assert "month on search_invoices.month: 1 run with failing effects (r3)" in text
     assert "2 runs improved, 1 regressed; p = 1: could well be noise at alpha 0.05." in text
@@ -289,7 +292,9 @@ def test_mcnemar_p_value_and_words(tmp_path, monkeypatch):
         "key": "r00",
         "old": "fail",
         "new": "pass",
-        "cause": "call 0 (lookup) now matches exactly; exact-match now passes call 0 (lookup)",
+        "shape": {"old": None, "new": None},
+        "cause": 'call 0 (lookup) now matches exactly (was mismatch: lookup.q "B" ≠ "A"); '
+        "exact-match now passes call 0 (lookup)",
     }
     assert len(out["flips"]) == 15
 
@@ -390,7 +395,7 @@ def test_rerecorded_traces_pair_by_case(tmp_path, monkeypatch):
 
     result = invoke("diff", "old", "new")
     text = words(result.stdout)
-    assert "Flips: 2 cases changed pass fraction" in text
+    assert "Flips: 2 cases changed true pass fraction" in text
     assert "a 33% → 100%" in text
     assert "not paired: 1 cases only in OLD, 0 only in NEW" in text
     assert "NEW: 1 trace lines could not be scored" in words(result.stderr)
@@ -455,6 +460,26 @@ def test_p_value_for_many_pairs_is_exact_and_small():
     # 0 of 2000 the other way: p = 2 / 2^2000, far below a float's smallest normal: 0.0 as float,
     # but exact as a fraction.
     assert mcnemar_exact(2000, 0) == Fraction(2, 2**2000)
+
+
+@pytest.mark.parametrize(
+    ("improved", "regressed"),
+    [(12, 3), (400, 600), (499, 501), (2400, 2600), (9000, 11001), (9990, 10010), (1, 19999)],
+)
+def test_the_floating_point_tail_agrees_with_the_integer_sum(monkeypatch, improved, regressed):
+    exact = binomial_two_sided(improved, regressed)
+    monkeypatch.setattr(stats, "EXACT_WORK", 0)  # every test now takes the floating-point sum
+    approx = binomial_two_sided(improved, regressed)
+    assert abs(approx - exact) <= exact * Fraction(1, 10**11)
+
+
+def test_a_test_over_hundreds_of_thousands_of_pairs():
+    # Summed with integers (32 s, once, to write this literal down): 0.11375545575607501.
+    p = mcnemar_exact(200_000, 199_000)
+    assert abs(float(p) - 0.11375545575607501) <= 1e-11 * 0.11375545575607501
+    # far below the smallest float, and still not zero: 2 · P(X <= 100000), X ~ Bin(400000, 1/2)
+    tiny = mcnemar_exact(100_000, 300_000)
+    assert 0 < tiny < Fraction(1, 2**75000) and float(tiny) == 0.0
 
 
 # ------------------------------------------------------------------------------ git revisions

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich import box
@@ -14,13 +14,17 @@ from rich.text import Text
 
 from ..diff import SHAPES, DiffResult, describe_test
 from ..diff import diff as run_diff
+from ..traces import AUTO, Reading
+from ..traces.lines import MAX_LINE_BYTES
 from ..write.diff_html import render_diff
 from ..write.results import dumps
 from .common import (
     EXIT_THRESHOLD,
-    CasesOpt,
+    CaseKeyOpt,
+    MaxLineOpt,
     OutputOpt,
-    ToolsOpt,
+    RunKeyOpt,
+    TraceFormatOpt,
     data_console,
     fail,
     input_errors,
@@ -43,9 +47,36 @@ class PairingChoice(str, Enum):
     case_id = "case_id"
 
 
+ToolsOpt = Annotated[
+    Path,
+    typer.Option(
+        "--tools",
+        help="Directory (or file) of tool schemas; for a git revision, its own at this path "
+        "(see --traces).",
+    ),
+]
+CasesOpt = Annotated[
+    Path,
+    typer.Option(
+        "--cases",
+        help="Directory (or file) of cases; for a git revision, its own at this path "
+        "(see --traces).",
+    ),
+]
+TracesOpt = Annotated[
+    Path,
+    typer.Option(
+        "--traces",
+        help="Where a git revision's traces are. A revision's --tools, --cases and --traces are "
+        "read inside it: relative to the current folder and mapped into the revision, so from "
+        "the repository's root they are relative to the root (evals/traces).",
+    ),
+]
+
 SIDE_HELP = (
     "A results file (evalrun score --format json or jsonl), a trace file or directory, "
-    "or a git revision (HEAD~1, a tag, a SHA). A path that exists wins over a revision."
+    "- for standard input, or a git revision (HEAD~1, a tag, a SHA). A path that exists wins "
+    "over a revision."
 )
 
 
@@ -54,9 +85,7 @@ def diff(
     new: Annotated[str, typer.Argument(metavar="NEW", help=SIDE_HELP, show_default=False)],
     tools: ToolsOpt = Path("tools"),
     cases: CasesOpt = Path("cases"),
-    traces: Annotated[
-        Path, typer.Option("--traces", help="Where a git revision's traces are (default traces/).")
-    ] = Path("traces"),
+    traces: TracesOpt = Path("traces"),
     format: Annotated[
         DiffFormat, typer.Option("--format", "-f", help="Output: table, json or html (a page).")
     ] = DiffFormat.table,
@@ -84,14 +113,18 @@ def diff(
             "the same runs.",
         ),
     ] = PairingChoice.auto,
+    trace_format: TraceFormatOpt = AUTO,
+    case_key: CaseKeyOpt = None,
+    run_key: RunKeyOpt = None,
+    max_line_bytes: MaxLineOpt = MAX_LINE_BYTES,
 ) -> None:
     """Compare two scorings: rates, shapes, flipped runs with causes, a paired test.
 
     OLD and NEW are each a results file, a trace file or directory (scored with
-    --tools and --cases), or a git revision whose own tools/, cases/ and traces/
-    are scored (read with git archive; the working tree is not touched). Runs
-    pair by run_id when both sides hold the same runs, else cases by case_id.
-    More: docs/diff.md.
+    --tools and --cases), - for standard input, or a git revision whose own
+    --tools, --cases and --traces are scored (read with git archive; the working
+    tree is not touched). Runs pair by run_id when both sides hold the same runs,
+    else cases by case_id. More: docs/diff.md.
 
     Exit codes: 0 done; 1 --fail-on-regression and the true verdicts got
     significantly worse; 2 unusable input.
@@ -99,7 +132,15 @@ def diff(
     if not 0 < alpha < 1:
         raise fail(f"--alpha must be between 0 and 1 (exclusive), not {alpha:g}")
     with input_errors():
-        result = run_diff(old, new, tools=tools, cases=cases, traces=traces, pairing=pairing.value)
+        result = run_diff(
+            old,
+            new,
+            tools=tools,
+            cases=cases,
+            traces=traces,
+            pairing=pairing.value,
+            reading=Reading(trace_format, case_key, run_key, max_line_bytes),
+        )
     with output_stream(output) as out:
         if format is DiffFormat.json:
             out.write(dumps(result.to_json()) + b"\n")
@@ -108,20 +149,24 @@ def diff(
         else:
             render(result, alpha, data_console(out, to_file=output is not None))
 
+    # Names, ids and paths are the user's: printed as Text, never read as Rich markup
+    # (a run id `[/]r-1` would end the command; `[link=…]` would make a link).
     err = stderr()
     for name, side in (("OLD", result.old), ("NEW", result.new)):
         unscoreable = side.summary.get("unscoreable") or 0
         if unscoreable and side.kind != "results":
-            err.print(f"{name}: {unscoreable} trace lines could not be scored (not compared)")
+            err.print(Text(f"{name}: {unscoreable} trace lines could not be scored (not compared)"))
     if result.suspect_rules:
         rules = ", ".join(f"{s.norm} on {s.tool}.{s.param}" for s in result.suspect_rules)
         err.print(
-            f"[bold red]warning:[/bold red] calls now match through {rules} while the recorded "
-            "world says the run failed: doubt the rule before trusting the new passes",
-            markup=True,
+            Text.assemble(
+                ("warning:", "bold red"),
+                f" calls now match through {rules} while the recorded world says the run "
+                "failed: doubt the rule before trusting the new passes",
+            )
         )
     if fail_on_regression and result.regressed(alpha):
-        err.print(f"the true verdicts got worse: {describe_test(result, alpha)}")
+        err.print(Text(f"the true verdicts got worse: {describe_test(result, alpha)}"))
         raise typer.Exit(code=EXIT_THRESHOLD)
 
 
@@ -152,10 +197,11 @@ def render(result: DiffResult, alpha: float, console: Console) -> None:
     for col in ("old", "new", "change"):
         rates.add_column(col, justify="right")
     delta = result.delta()
-    for check, label in (
+    checks: tuple[tuple[Literal["reported", "true"], str], ...] = (
         ("reported", "reported run failure rate"),
         ("true", "true run failure rate"),
-    ):
+    )
+    for check, label in checks:
         rates.add_row(
             label,
             _rate_cell(result.old.failed(check), result.old.n_runs),
@@ -224,8 +270,16 @@ def _render_suspects(result: DiffResult, console: Console) -> None:
 
 def _render_flips(result: DiffResult, console: Console) -> None:
     flips = result.flips
-    what = "runs changed verdict" if result.pairing == "run_id" else "cases changed pass fraction"
-    console.print(Text.assemble(("Flips", "bold"), f": {len(flips):,} {what}"))
+    if result.pairing == "run_id":
+        what = f"{_n(len(flips), 'run')} changed verdict"
+    else:
+        what = f"{_n(len(flips), 'case')} changed true pass fraction"
+        if result.reported_only:
+            what += (
+                f" ({_n(result.reported_only, 'more case')} changed only their exact-match pass "
+                "fraction: not flips)"
+            )
+    console.print(Text.assemble(("Flips", "bold"), f": {what}"))
     if not flips:
         console.print()
         return
@@ -234,11 +288,19 @@ def _render_flips(result: DiffResult, console: Console) -> None:
     table.add_column("old → new")
     table.add_column("cause", overflow="fold")
     for f in flips[:MAX_FLIPS_SHOWN]:
-        table.add_row(f.key, f"{_value(f.old)} → {_value(f.new)}", f.cause)
+        old, new = _value(f.old), _value(f.new)
+        if f.shapes is not None:
+            old += f" ({f.shapes[0]})" if f.shapes[0] else ""
+            new += f" ({f.shapes[1]})" if f.shapes[1] else ""
+        table.add_row(Text(f.key), Text(f"{old} → {new}"), Text(f.cause))
     console.print(table)
     if len(flips) > MAX_FLIPS_SHOWN:
         console.print(f"… and {len(flips) - MAX_FLIPS_SHOWN:,} more (--format json lists them all)")
     console.print()
+
+
+def _n(n: int, unit: str) -> str:
+    return f"{n:,} {unit}" + ("" if n == 1 else "s")
 
 
 def _value(v: Any) -> str:

@@ -1,0 +1,98 @@
+"""Compare two scorings: what moved, why, and whether the move is more than noise.
+
+Each side of a diff is a results file (`evalrun score --format json` or `jsonl`), a trace file or
+directory scored with the current tools and cases, standard input, or a git revision whose own
+tools, cases and traces are read with `git archive` (the user's working tree is never touched). A
+path that exists wins over a revision of the same name.
+
+Pairing: by `run_id` when both sides hold the same runs (same ids, each of the same case, calling
+the same tools in the same order with the same arguments as far as both record them: the rules or
+the cases changed); otherwise by `case_id` (new traces, from a changed agent), where a case's
+trials compare as pass fractions. The paired test is on the true verdicts: exact McNemar over
+runs, an exact sign test over cases. Both are the two-sided binomial test of "improved" against
+"regressed" with p = 1/2 (see stats.py).
+
+The modules, in the order data flows through them: `sources` reads each side (`git` for a
+revision) into `views`, one small view per run built from the results-JSON layout, so a results
+file and a freshly scored trace set are compared by the same code; `pairing` pairs them and finds
+the flips, explained by `causes`, with `suspects` and the test of `stats`; `result` holds what was
+found.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import BinaryIO
+
+from ..model import InputError
+from ..traces import STDIN, Reading
+from .causes import case_cause, failure_reason, run_cause
+from .git import checkout
+from .pairing import PAIRINGS, by_case, by_run, choose_pairing
+from .result import SHAPES, DiffResult, Flip, Pairing, describe_test
+from .sources import Loader, Side
+from .stats import TestResult, binomial_two_sided, mcnemar_exact, sign_test
+from .suspects import SuspectRule
+from .views import CallView, EffectView, ParamView, RunView
+
+__all__ = [
+    "PAIRINGS",
+    "SHAPES",
+    "CallView",
+    "DiffResult",
+    "EffectView",
+    "Flip",
+    "Pairing",
+    "ParamView",
+    "Reading",
+    "RunView",
+    "Side",
+    "SuspectRule",
+    "TestResult",
+    "binomial_two_sided",
+    "case_cause",
+    "checkout",
+    "choose_pairing",
+    "describe_test",
+    "diff",
+    "failure_reason",
+    "mcnemar_exact",
+    "run_cause",
+    "sign_test",
+]
+
+
+def diff(
+    old: str,
+    new: str,
+    *,
+    tools: str | Path = "tools",
+    cases: str | Path = "cases",
+    traces: str | Path = "traces",
+    pairing: str = "auto",
+    cwd: str | Path | None = None,
+    stdin: BinaryIO | None = None,
+    reading: Reading | None = None,
+) -> DiffResult:
+    """Read both sides, pair them, and explain every flip.
+
+    `tools`, `cases` and `traces` (relative to `cwd`, default the current directory) are where the
+    trace sides' rules live and where a revision's own tools, cases and traces are read from. A
+    side `-` is read from `stdin` (default: standard input). `reading` says how trace sides are
+    read, as for `scoring.score`.
+    """
+    if pairing not in PAIRINGS:
+        raise InputError(f"pairing must be one of {', '.join(PAIRINGS)}, not {pairing!r}")
+    if old == new == STDIN:
+        raise InputError(
+            "OLD and NEW are both - : standard input can be read only once; save one side to a file"
+        )
+    base = Path(cwd) if cwd is not None else None
+    reading = reading or Reading()
+    loader = Loader(Path(tools), Path(cases), Path(traces), base, reading=reading, stdin=stdin)
+    a = loader.load(old, "OLD")
+    b = loader.load(new, "NEW")
+    chosen, reason = choose_pairing(a, b, pairing)
+    if chosen == "run_id":
+        return by_run(a, b, reason)
+    return by_case(a, b, reason)
