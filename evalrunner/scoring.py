@@ -23,8 +23,9 @@ from .norms import Normalizer, load_registry
 from .score import Grader, RunResult
 from .summary import Summary
 from .tools import load_tools
-from .traces import GroupingSeen, Reading, TraceReader, iter_lines, trace_files
-from .traces.lines import MAX_LINE_BYTES, block_lines, label_of, open_trace, read_blocks
+from .traces import GroupingSeen, Reading, TraceInput, TraceReader, trace_files
+from .traces.format import LastLinesOf
+from .traces.lines import MAX_LINE_BYTES, block_lines, read_blocks
 from .write import Writer
 
 Item = RunResult | TraceError
@@ -54,10 +55,16 @@ def load_config(tools_dir: str | Path, cases_dir: str | Path) -> Config:
     return Config(tools, cases, registry, Grader(tools, cases, registry=registry))
 
 
-def graded(config: Config, reader: TraceReader, lines: Iterable[tuple[str, Any]]) -> Iterator[Item]:
-    """Each record the lines hold, graded (or why it cannot be): the loop every path shares."""
+def graded(
+    config: Config,
+    reader: TraceReader,
+    lines: Iterable[tuple[str, Any]],
+    last_lines: LastLinesOf | None = None,
+) -> Iterator[Item]:
+    """Each record the lines hold, graded (or why it cannot be): the loop every path shares.
+    `last_lines` finds where each trace ends in the file (`TraceInput.last_lines`)."""
     grade = config.grader.grade_record
-    for item in reader.records(lines):
+    for item in reader.records(lines, last_lines=last_lines):
         yield item if isinstance(item, TraceError) else grade(item.record, item.source)
 
 
@@ -88,8 +95,8 @@ def score(
     if jobs == 1 or (reader.format is not None and reader.format.group is not None):
         # Runs of a grouping format (OpenTelemetry spans) span lines and files: one reader.
         for file_no, name in enumerate(files):
-            lines = iter_lines(name, stdin=stdin, max_line=reading.max_line_bytes)
-            out.take(file_no, 0, graded(config, reader, lines))
+            source = TraceInput(name, stdin=stdin, max_line=reading.max_line_bytes)
+            out.take(file_no, 0, graded(config, reader, source.lines(), source.last_lines))
     else:
         _score_parallel(config, files, reading, jobs, out, stdin)
     summary = out.summary.finish()
@@ -168,7 +175,9 @@ def _score_parallel(
         while pending and pending[0][0].file_no == batch.file_no:
             parts.append(pending.popleft()[0].lines())  # a worker's reading of it is dropped
         parts.extend(b.lines() for b in batches.rest_of(batch.file_no))
-        out.take(batch.file_no, batch.first, graded(config, reader, chain.from_iterable(parts)))
+        lines = chain.from_iterable(parts)
+        last_lines = batches.inputs[batch.file_no].last_lines
+        out.take(batch.file_no, batch.first, graded(config, reader, lines, last_lines))
 
     def drain() -> None:
         batch, job = pending.popleft()
@@ -228,7 +237,9 @@ class _Batches:
     def __init__(
         self, files: list[str], stdin: BinaryIO | None, max_line: int = MAX_LINE_BYTES
     ) -> None:
-        self._it = self._read(files, stdin, max_line)
+        self.inputs = [TraceInput(name, stdin=stdin, max_line=max_line) for name in files]
+        """Each input, by file number: read again for where its traces end (`read_here`)."""
+        self._it = self._read(self.inputs, max_line)
         self._back: _Batch | InputError | None = None
 
     def __iter__(self) -> Iterator[_Batch | InputError]:
@@ -249,13 +260,11 @@ class _Batches:
             yield batch
 
     @staticmethod
-    def _read(
-        files: list[str], stdin: BinaryIO | None, max_line: int
-    ) -> Iterator[_Batch | InputError]:
-        for file_no, name in enumerate(files):
-            label, record = label_of(name), 0
+    def _read(inputs: list[TraceInput], max_line: int) -> Iterator[_Batch | InputError]:
+        for file_no, source in enumerate(inputs):
+            label, record = source.label, 0
             try:
-                with open_trace(name, stdin) as stream:
+                with source.open() as stream:
                     blocks = read_blocks(label, stream, max_line=max_line, block_bytes=BATCH_BYTES)
                     for block in blocks:
                         if isinstance(block, tuple):

@@ -14,8 +14,8 @@ from typing import Any
 
 from ..jsonvalue import json_kind
 from ..model import MISSING, InputError, Run, TraceError
-from .format import Grouper, GroupKeys, NativeRecord, Path, TraceFormat
-from .lines import MAX_LINE_BYTES, Parsed
+from .format import Grouper, GroupKeys, LastLinesOf, NativeRecord, Path, TraceFormat
+from .lines import MAX_LINE_BYTES, LastLines, Parsed
 from .native import decode, parse_record
 from .registry import AUTO, detect, resolve, trace_formats, unknown_shape
 
@@ -88,22 +88,32 @@ class TraceReader:
         self._grouping = grouping
         self._group_options = group_options
         self._groupers: dict[str, Grouper] = {}
+        self._last_lines: LastLinesOf | None = None
 
     @property
     def format_name(self) -> str:
         return AUTO if self.format is None else self.format.name
 
-    def read(self, lines: Iterable[tuple[str, Any]]) -> Iterator[Run | TraceError]:
+    def read(
+        self, lines: Iterable[tuple[str, Any]], *, last_lines: LastLinesOf | None = None
+    ) -> Iterator[Run | TraceError]:
         """Runs (or unscoreable records) from (`file:line`, bytes) pairs, as `iter_lines` gives.
 
         Grouped runs still open when the lines end are flushed then: call once per file.
+        `last_lines` finds where each trace ends in the file (`lines.TraceInput.last_lines`), so
+        that its spans may come in any order; without it, a trace ends with its root span.
         """
-        for item in self.records(lines):
+        for item in self.records(lines, last_lines=last_lines):
             yield item if isinstance(item, TraceError) else parse_record(item.record, item.source)
 
-    def records(self, lines: Iterable[tuple[str, Any]]) -> Iterator[NativeRecord | TraceError]:
+    def records(
+        self, lines: Iterable[tuple[str, Any]], *, last_lines: LastLinesOf | None = None
+    ) -> Iterator[NativeRecord | TraceError]:
         """`read`, stopping short of parsing: native run records, as the grader's memo takes them
         (`Grader.grade_record`)."""
+        self._last_lines = last_lines
+        for grouper in self._groupers.values():
+            _start_file(grouper, last_lines)
         native_first = (self.format is None or self.format.name == "native") and not self._keyed
         for source, line in lines:
             if type(line) is bytes:
@@ -191,6 +201,7 @@ class TraceReader:
             assert fmt.group is not None
             keys = GroupKeys(self.case_key, self.run_key)
             found = self._groupers[fmt.name] = fmt.group(keys, **self._group_options)
+            _start_file(found, self._last_lines)
         return found
 
     def _not_elsewhere(self, record: dict[str, Any], fmt: TraceFormat) -> str | None:
@@ -209,8 +220,17 @@ class TraceReader:
 def read_lines(
     lines: Iterable[tuple[str, Any]], trace_format: str = AUTO, **keys: Any
 ) -> list[Run | TraceError]:
-    """Every run in (`file:line`, bytes) pairs, read by a fresh reader (tests, notebooks)."""
-    return list(TraceReader(trace_format, **keys).read(lines))
+    """Every run in (`file:line`, bytes) pairs of one file, read by a fresh reader (tests,
+    notebooks); grouped records may come in any order, as in a file."""
+    pairs = list(lines)
+    last = LastLines.of_lines(pairs)
+    return list(TraceReader(trace_format, **keys).read(pairs, last_lines=lambda: last))
+
+
+def _start_file(grouper: Grouper, last_lines: LastLinesOf | None) -> None:
+    start = getattr(grouper, "start_file", None)
+    if start is not None:
+        start(last_lines)
 
 
 def _first(record: dict[str, Any], paths: tuple[Path, ...]) -> Any:

@@ -3,13 +3,12 @@
 Tool spans have `gen_ai.operation.name = "execute_tool"`, `gen_ai.tool.name`,
 `gen_ai.tool.call.arguments` and, when rejected, an error status or `error.type`; a trace's case
 id is the attribute `evalrun.case_id` on any of its spans. Spans are buffered per trace until the
-trace's root span ends (or the file ends), within the bounds of `OtelLimits`.
+trace's last line in its file (or, without a pre-pass, its root span), within the bounds of
+`_grouping.GroupLimits`.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -20,6 +19,7 @@ from dateutil.parser import isoparse
 from ...jsonvalue import json_kind
 from ...model import TraceError
 from ..format import GroupKeys, NativeRecord, TraceFormat
+from ._grouping import GroupLimits, Trace, TraceGrouper
 from ._pairing import native_call
 
 # Span attributes, on any span of the trace.
@@ -28,118 +28,58 @@ RUN_ATTR = "evalrun.run_id"
 WORLD_ATTR = "evalrun.world"
 
 
-@dataclass(frozen=True)
-class OtelLimits:
-    """How much the OpenTelemetry reader may buffer while it waits for traces to end.
-
-    Only tool spans are kept (their name, arguments, result and start time); any other span costs
-    a counter. A trace is flushed when its root span ends, or at the end of the file. When more
-    traces are open than `max_open_traces`, or the tool spans held take more than `max_bytes`
-    (counted as JSON text: held as the JSON strings exporters write, they take about 1.6 times
-    that in memory, a few times that when written as OTLP key/value lists), the least recently
-    extended trace is dropped and reported as unscoreable. `max_closed_traces` ids of finished
-    traces are remembered, so that a span arriving after its trace was scored is reported rather
-    than scored as a second, partial run.
-    """
-
-    max_open_traces: int = 1000
-    max_bytes: int = 32 * 2**20
-    max_closed_traces: int = 20_000
+OtelLimits = GroupLimits
+"""How much the OpenTelemetry reader may buffer (`_grouping.GroupLimits`)."""
 
 
 @dataclass(slots=True)
 class _Span:
     trace_id: str | None
     ends_trace: bool
-    """A root span, or one whose parent is remote: when it ends, the trace (here) is complete."""
+    """A root span, or one whose parent is remote: where no pre-pass says where the trace ends,
+    the trace (here) is complete when it ends."""
     start: int | None
     attrs: dict[str, Any]
     error: bool
 
 
-@dataclass(slots=True)
-class _Trace:
-    trace_id: str
-    source: str
-    """`file:line` of the trace's first span: the run's source."""
-    seq: int
+@dataclass(slots=True, eq=False)
+class _Trace(Trace):
     calls: list[tuple[int | None, int, dict[str, Any]]] = field(default_factory=list)
     """(start time, arrival, native call) of each tool span."""
     attrs: dict[str, Any] = field(default_factory=dict)
     """The evalrun attributes (case and run id, world) found on any span."""
     conflict: str | None = None
     genai: bool = False
-    spans: int = 0
-    size: int = 0
 
 
-class OtelGrouper:
+class OtelGrouper(TraceGrouper[_Span, _Trace]):
     """Spans in, runs out: one run per trace, its tool spans ordered by start time.
 
     `add` takes one decoded line (a flat span or an OTLP/JSON batch) and yields the traces it
-    completes; `flush` yields the traces still open. Every line is accounted for: a trace counts
-    once (a run, or unscoreable), and a line that cannot join a trace counts once per trace it
-    names, as unscoreable (a span without a trace id, a span of a trace already finished or
-    dropped, an empty batch).
+    completes; `flush` yields the traces still open.
     """
 
-    def __init__(self, limits: OtelLimits, *, case_attr: str, run_attr: str) -> None:
-        self.limits = limits
+    name = "otel"
+
+    def __init__(self, limits: GroupLimits, *, case_attr: str, run_attr: str) -> None:
+        super().__init__(limits)
         self.case_attr = case_attr
         self.run_attr = run_attr
-        self._open: OrderedDict[str, _Trace] = OrderedDict()
-        self._closed: OrderedDict[str, str] = OrderedDict()
-        self._size = 0
-        self._seq = 0
 
-    @property
-    def buffered(self) -> tuple[int, int]:
-        """(open traces, bytes of tool spans held)."""
-        return len(self._open), self._size
+    def spans(self, record: Any) -> list[_Span] | str:
+        return _otel_spans(record)
 
-    def add(self, record: Any, source: str) -> Iterator[NativeRecord | TraceError]:
-        spans = _otel_spans(record)
-        if isinstance(spans, str):
-            yield TraceError(source, f"otel: {spans}")
-            return
-        if not spans:
-            yield TraceError(source, "otel: the batch holds no spans")
-            return
-        by_trace: dict[str | None, list[_Span]] = {}
-        for span in spans:
-            by_trace.setdefault(span.trace_id, []).append(span)
-        for trace_id, group in by_trace.items():
-            if not trace_id:
-                yield TraceError(source, f"otel: {len(group)} span(s) without a trace id")
-                continue
-            closed = self._closed.get(trace_id)
-            if closed is not None:
-                yield TraceError(
-                    source,
-                    f"otel: {len(group)} span(s) of trace {trace_id} arrived after the trace was "
-                    f"{closed}",
-                )
-                continue
-            trace = self._open.get(trace_id)
-            if trace is None:
-                self._seq += 1
-                trace = self._open[trace_id] = _Trace(trace_id, source, self._seq)
-            else:
-                self._open.move_to_end(trace_id)
-            for span in group:
-                self._absorb(trace, span)
-            if any(span.ends_trace for span in group):
-                yield self._finish(trace)
-            else:
-                yield from self._evict()
+    def trace_id(self, span: _Span) -> str | None:
+        return span.trace_id
 
-    def flush(self) -> Iterator[NativeRecord | TraceError]:
-        """Every trace still open, in the order they began (at the end of a file)."""
-        for trace in sorted(self._open.values(), key=lambda t: t.seq):
-            yield self._finish(trace)
+    def ends_trace(self, span: _Span) -> bool:
+        return span.ends_trace
 
-    def _absorb(self, trace: _Trace, span: _Span) -> None:
-        trace.spans += 1
+    def new_trace(self, trace_id: str, source: str, seq: int) -> _Trace:
+        return _Trace(trace_id, source, seq)
+
+    def absorb(self, trace: _Trace, span: _Span) -> int:
         attrs = span.attrs
         operation = attrs.get("gen_ai.operation.name")
         if operation is not None:
@@ -151,40 +91,16 @@ class OtelGrouper:
                 if seen != value and trace.conflict is None:
                     trace.conflict = f"its spans disagree on {name} ({seen!r}, {value!r})"
         if operation != "execute_tool":
-            return
+            return 0
         call = native_call(attrs.get("gen_ai.tool.name"), attrs, "gen_ai.tool.call.arguments")
         if "gen_ai.tool.call.result" in attrs:
             call["result"] = attrs["gen_ai.tool.call.result"]
         if span.error:
             call["error"] = attrs.get("error.type") or True
-        size = 64 + _size(call.get("args")) + _size(call.get("result"))
         trace.calls.append((span.start, trace.spans, call))
-        trace.size += size
-        self._size += size
+        return 64 + _size(call.get("args")) + _size(call.get("result"))
 
-    def _evict(self) -> Iterator[TraceError]:
-        limits = self.limits
-        while self._open and (
-            len(self._open) > limits.max_open_traces or self._size > limits.max_bytes
-        ):
-            trace = next(iter(self._open.values()))
-            self._close(trace, "dropped unfinished (the span buffer was full)")
-            yield TraceError(
-                trace.source,
-                f"otel: trace {trace.trace_id} ({trace.spans} spans) dropped unfinished: the span "
-                f"buffer was full (limits: {limits.max_open_traces:,} open traces, "
-                f"{limits.max_bytes:,} bytes of tool spans) before its root span ended",
-            )
-
-    def _close(self, trace: _Trace, why: str) -> None:
-        del self._open[trace.trace_id]
-        self._size -= trace.size
-        self._closed[trace.trace_id] = why
-        if len(self._closed) > self.limits.max_closed_traces:
-            self._closed.popitem(last=False)
-
-    def _finish(self, trace: _Trace) -> NativeRecord | TraceError:
-        self._close(trace, "scored (its root span, or its file, had ended)")
+    def finish(self, trace: _Trace) -> NativeRecord | TraceError:
         where = f"otel: trace {trace.trace_id}"
         if trace.conflict is not None:
             return TraceError(trace.source, f"{where}: {trace.conflict}")
@@ -375,9 +291,9 @@ def _is_flat_span(record: dict[str, Any]) -> bool:
     )
 
 
-def _grouper(keys: GroupKeys, *, otel_limits: OtelLimits | None = None, **_: Any) -> OtelGrouper:
+def _grouper(keys: GroupKeys, *, otel_limits: GroupLimits | None = None, **_: Any) -> OtelGrouper:
     return OtelGrouper(
-        otel_limits or OtelLimits(),
+        otel_limits or GroupLimits(),
         case_attr=keys.case_key or CASE_ATTR,
         run_attr=keys.run_key or RUN_ATTR,
     )
