@@ -20,7 +20,9 @@ from ...jsonvalue import json_kind
 from ...model import TraceError
 from ..format import GroupKeys, NativeRecord, TraceFormat
 from ._grouping import GroupLimits, Trace, TraceGrouper
-from ._pairing import native_call
+from ._pairing import id_key
+from .spans import CONVENTIONS, Span, SpanConvention
+from .spans._span import json_value
 
 # Span attributes, on any span of the trace.
 CASE_ATTR = "evalrun.case_id"
@@ -41,31 +43,48 @@ class _Span:
     start: int | None
     attrs: dict[str, Any]
     error: bool
+    name: str = ""
+    message: str | None = None
 
 
 @dataclass(slots=True, eq=False)
 class _Trace(Trace):
     calls: list[tuple[int | None, int, dict[str, Any]]] = field(default_factory=list)
     """(start time, arrival, native call) of each tool span."""
-    attrs: dict[str, Any] = field(default_factory=dict)
-    """The evalrun attributes (case and run id, world) found on any span."""
+    requested: list[tuple[int | None, int, Any, dict[str, Any]]] = field(default_factory=list)
+    """(start time, arrival, call id, native call) of each call a model asked for."""
+    replies: dict[Any, dict[str, Any]] = field(default_factory=dict)
+    """Replies to requested calls, by call id."""
+    ids: dict[str, Any] = field(default_factory=dict)
+    """The ids and world found on any span, by the key they were found at."""
+    notes: list[str] = field(default_factory=list)
     conflict: str | None = None
     genai: bool = False
 
 
 class OtelGrouper(TraceGrouper[_Span, _Trace]):
-    """Spans in, runs out: one run per trace, its tool spans ordered by start time.
+    """Spans in, runs out: one run per trace, its tool calls ordered by start time.
 
     `add` takes one decoded line (a flat span or an OTLP/JSON batch) and yields the traces it
-    completes; `flush` yields the traces still open.
+    completes; `flush` yields the traces still open. Each span is read by every span convention
+    (`spans.CONVENTIONS`).
     """
 
     name = "otel"
 
-    def __init__(self, limits: GroupLimits, *, case_attr: str, run_attr: str) -> None:
+    def __init__(
+        self,
+        limits: GroupLimits,
+        *,
+        case_keys: tuple[str, ...],
+        run_keys: tuple[str, ...],
+        conventions: tuple[SpanConvention, ...] = CONVENTIONS,
+    ) -> None:
         super().__init__(limits)
-        self.case_attr = case_attr
-        self.run_attr = run_attr
+        self.case_keys = case_keys
+        self.run_keys = run_keys
+        self.conventions = conventions
+        self._keys = (*case_keys, *run_keys, WORLD_ATTR)
 
     def spans(self, record: Any) -> list[_Span] | str:
         return _otel_spans(record)
@@ -81,55 +100,175 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
 
     def absorb(self, trace: _Trace, span: _Span) -> int:
         attrs = span.attrs
-        operation = attrs.get("gen_ai.operation.name")
-        if operation is not None:
+        if "gen_ai.operation.name" in attrs or "openinference.span.kind" in attrs:
             trace.genai = True
-        for name in (self.case_attr, self.run_attr, WORLD_ATTR):
-            value = attrs.get(name)
+        for key in self._keys:
+            value = attribute(attrs, key)
             if value is not None:
-                seen = trace.attrs.setdefault(name, value)
+                seen = trace.ids.setdefault(key, value)
                 if seen != value and trace.conflict is None:
-                    trace.conflict = f"its spans disagree on {name} ({seen!r}, {value!r})"
-        if operation != "execute_tool":
-            return 0
-        call = native_call(attrs.get("gen_ai.tool.name"), attrs, "gen_ai.tool.call.arguments")
-        if "gen_ai.tool.call.result" in attrs:
-            call["result"] = attrs["gen_ai.tool.call.result"]
-        if span.error:
-            call["error"] = attrs.get("error.type") or True
-        trace.calls.append((span.start, trace.spans, call))
-        return 64 + _size(call.get("args")) + _size(call.get("result"))
+                    trace.conflict = f"its spans disagree on {key} ({seen!r}, {value!r})"
+        held = 0
+        view = Span(span.name, attrs, span.error, span.message)
+        for convention in self.conventions:
+            found = convention.read(view)
+            if found is None:
+                continue
+            if found.note is not None:
+                trace.notes.append(found.note)
+            if found.tool is not None:
+                trace.calls.append((span.start, trace.spans, found.tool))
+                held += _held(found.tool)
+            for call_id, call in found.requested:
+                trace.requested.append((span.start, trace.spans, call_id, call))
+                held += _held(call)
+            for call_id, fields in found.replies:
+                trace.replies[id_key(call_id)] = fields
+                held += _held(fields)
+        return held
 
     def finish(self, trace: _Trace) -> NativeRecord | TraceError:
         where = f"otel: trace {trace.trace_id}"
         if trace.conflict is not None:
             return TraceError(trace.source, f"{where}: {trace.conflict}")
-        case_id = trace.attrs.get(self.case_attr)
+        case_id = next((trace.ids[k] for k in self.case_keys if k in trace.ids), None)
         if case_id is None:
+            looked = " or ".join(self.case_keys)
             if not trace.genai:
                 return TraceError(
                     trace.source,
                     f"{where} ({trace.spans} spans) is no agent run: no span has "
-                    f"gen_ai.operation.name or {self.case_attr}",
+                    f"gen_ai.operation.name, openinference.span.kind or {looked}",
                 )
-            return TraceError(trace.source, f"{where}: no span has the attribute {self.case_attr}")
-        calls = trace.calls
-        if all(start is not None for start, _, _ in calls):
-            calls = sorted(calls, key=lambda c: (c[0], c[1]))
-        world = trace.attrs.get(WORLD_ATTR)
+            return TraceError(trace.source, f"{where}: no span has the attribute {looked}")
+        calls = _calls(trace)
+        if isinstance(calls, str):
+            return TraceError(trace.source, f"{where}: {calls}")
+        world = trace.ids.get(WORLD_ATTR)
         if type(world) is str:
             try:
                 world = orjson.loads(world)
             except orjson.JSONDecodeError:
                 return TraceError(trace.source, f"{where}: {WORLD_ATTR} is not valid JSON")
+        run_id = next((trace.ids[k] for k in self.run_keys if k in trace.ids), trace.trace_id)
         native = {
             "case_id": case_id,
-            "run_id": trace.attrs.get(self.run_attr, trace.trace_id),
-            "calls": [call for _, _, call in calls],
+            "run_id": run_id,
+            "calls": calls,
             "world": world,
             "meta": {"trace_id": trace.trace_id},
         }
         return NativeRecord(native, trace.source)
+
+
+def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
+    """A trace's calls: its tool spans, when each recorded its arguments as an object; else the
+    calls its models asked for (LLM and chat spans), their replies paired by id, and the errors
+    of the tool spans that ran them (in order, by tool name); else why there are none."""
+    executed = [c for _, _, c in _ordered(trace.calls)]
+    unusable = [c for c in executed if "args" not in c or "args_unusable" in c]
+    if executed and not unusable:
+        return executed
+    requested = _requested(trace)
+    if requested:
+        _carry_errors(requested, executed)
+        return requested
+    if unusable:
+        names = ", ".join(sorted({c["tool"] for c in unusable}))
+        shown = [c["args_unusable"] for c in unusable if "args_unusable" in c][:1]
+        what = (
+            f"recorded their input as {shown[0]!r}, not the arguments object"
+            if shown
+            else "did not record their arguments (content capture is off)"
+        )
+        return (
+            f"{len(unusable)} tool span(s) ({names}) {what}; calls whose arguments are not "
+            "recorded are not compared as {}: turn on the instrumentation's content capture, or "
+            "export the model (LLM or chat) spans too, whose tool calls carry the arguments"
+        )
+    if trace.notes:
+        return (
+            f"no tool call read, but {trace.notes[0]}"
+            + (f" (and {len(trace.notes) - 1} more)" if len(trace.notes) > 1 else "")
+            + "; see docs/trace-formats.md for the span conventions evalrun reads"
+        )
+    return []
+
+
+def _ordered(items: list[Any]) -> list[Any]:
+    if all(item[0] is not None for item in items):
+        return sorted(items, key=lambda c: (c[0], c[1]))
+    return items
+
+
+def _requested(trace: _Trace) -> list[dict[str, Any]]:
+    calls, seen = [], set()
+    for _, _, call_id, call in _ordered(trace.requested):
+        key = id_key(call_id)
+        if key is not None:
+            if key in seen:
+                continue  # the same call, recorded again (by a second instrumentation)
+            seen.add(key)
+        call = dict(call)
+        reply = trace.replies.get(key) if key is not None else None
+        if reply is not None:
+            call.update(reply)
+        calls.append(call)
+    return calls
+
+
+def _carry_errors(requested: list[dict[str, Any]], executed: list[dict[str, Any]]) -> None:
+    """The tool span that ran each requested call (the next one of that tool, in order) says
+    whether it failed."""
+    at: dict[str, int] = {}
+    by_tool: dict[str, list[dict[str, Any]]] = {}
+    for call in executed:
+        by_tool.setdefault(call["tool"], []).append(call)
+    for call in requested:
+        ran = by_tool.get(call["tool"], [])
+        n = at.get(call["tool"], 0)
+        if n < len(ran):
+            at[call["tool"]] = n + 1
+            if ran[n].get("error"):
+                call["error"] = ran[n]["error"]
+            if "result" not in call and "result" in ran[n]:
+                call["result"] = ran[n]["result"]
+
+
+def attribute(attrs: dict[str, Any], key: str) -> Any:
+    """The value at a dotted key: an attribute of that name, else the longest attribute name the
+    key starts with, then a path into its value (a JSON string is read as JSON): pydantic-ai keeps
+    `agent.run(metadata=...)` as the attribute `metadata`, a JSON string, so `metadata.case_id`
+    reaches into it."""
+    value = attrs.get(key)
+    if value is not None:
+        return value
+    parts = key.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        name = ".".join(parts[:cut])
+        if name in attrs:
+            return walk(attrs[name], parts[cut:])
+    return None
+
+
+def walk(value: Any, parts: list[str] | tuple[str, ...]) -> Any:
+    """A path into a value; a string holding a JSON object or list is read as JSON on the way.
+    None when the path leads nowhere."""
+    for part in parts:
+        value = json_value(value)
+        if type(value) is dict:
+            value = value.get(part)
+        elif type(value) is list and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return None
+        if value is None:
+            return None
+    return value
+
+
+def _held(value: Any) -> int:
+    return 64 + sum(_size(v) for v in value.values()) if type(value) is dict else 64
 
 
 def _size(value: Any) -> int:
@@ -184,6 +323,8 @@ def _otlp_span(span: dict[str, Any]) -> _Span:
         start=_nanos(span.get("startTimeUnixNano")),
         attrs=attrs,
         error=code in (2, "STATUS_CODE_ERROR") or bool(attrs.get("error.type")),
+        name=_text(span.get("name")),
+        message=_message(status),
     )
 
 
@@ -207,6 +348,24 @@ def _flat_span(span: dict[str, Any]) -> _Span:
         start=_nanos(start),
         attrs=attrs,
         error=code in ("ERROR", "STATUS_CODE_ERROR", 2) or bool(attrs.get("error.type")),
+        name=_text(span.get("name")),
+        message=_message(status),
+    )
+
+
+def _text(value: Any) -> str:
+    return value if type(value) is str else ""
+
+
+def _message(status: Any) -> str | None:
+    """A failed span's status description, its first line (Python tracebacks follow it)."""
+    if type(status) is not dict:
+        return None
+    text = status.get("description", status.get("message"))
+    return (
+        text.split("Traceback (most recent call last)")[0].strip() or None
+        if type(text) is str
+        else None
     )
 
 
@@ -291,11 +450,20 @@ def _is_flat_span(record: dict[str, Any]) -> bool:
     )
 
 
+CASE_KEYS = (
+    CASE_ATTR,
+    "metadata.case_id",
+    *(k for c in CONVENTIONS for k in c.case_keys),
+)
+"""Where a trace's case id is looked for by default, on any span (`--case-key` replaces them)."""
+RUN_KEYS = (RUN_ATTR, "metadata.run_id")
+
+
 def _grouper(keys: GroupKeys, *, otel_limits: GroupLimits | None = None, **_: Any) -> OtelGrouper:
     return OtelGrouper(
         otel_limits or GroupLimits(),
-        case_attr=keys.case_key or CASE_ATTR,
-        run_attr=keys.run_key or RUN_ATTR,
+        case_keys=(keys.case_key,) if keys.case_key else CASE_KEYS,
+        run_keys=(keys.run_key,) if keys.run_key else RUN_KEYS,
     )
 
 
