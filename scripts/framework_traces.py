@@ -215,8 +215,11 @@ def openai_agents() -> None:
     from agents.models.interface import Model
     from agents.tracing.processor_interface import TracingProcessor
     from agents.usage import Usage
-    from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage
-    from openai.types.responses import ResponseOutputText
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
 
     class Fake(Model):
         """The scenario's model: its turns, whatever it is sent."""
@@ -489,7 +492,6 @@ def openai_client() -> None:
             run(case)
     OpenAIInstrumentor().uninstrument()
     write("openai-client-openinference", spans.flat())
-
 
 
 # ------------------------------------------------------------------------------------- main
