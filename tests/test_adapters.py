@@ -937,6 +937,9 @@ DOC_SECTIONS = {
     "Anthropic Messages": "anthropic",
     "MCP": "mcp",
     "OpenTelemetry GenAI spans": "otel",
+    "pydantic-ai messages": "pydantic-ai",
+    "LangChain messages": "langchain",
+    "OpenAI Agents SDK tracing": "openai-agents",
 }
 
 
