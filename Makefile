@@ -4,6 +4,8 @@
 #   make test   creates .venv, installs evalrun with its dev extras (pytest, hypothesis, ruff,
 #               mypy, Dask, Playwright), runs ruff, mypy and pytest
 #   make fuzz   the long fuzz run (make test runs a short one)
+#   make fixtures  creates .venv/frameworks with the agent frameworks (the frameworks extra) and
+#               rewrites tests/data/frameworks/ with scripts/framework_traces.py (offline)
 #   make bench  creates .venv/bench with the peers (the bench extra, which pulls in PyTorch, so it
 #               stays out of the dev environment), then runs scripts/bench.py (BENCH_ARGS=...)
 PYTHON ?= python3
@@ -14,6 +16,8 @@ DEV_STAMP := $(VENV)/.installed-dev
 BENCH_VENV  := $(VENV)/bench
 BENCH_STAMP := $(BENCH_VENV)/.installed
 BENCH_ARGS  ?=
+FRAMEWORKS_VENV  := $(VENV)/frameworks
+FRAMEWORKS_STAMP := $(FRAMEWORKS_VENV)/.installed
 FUZZ_EXAMPLES ?= 20000
 
 # A .venv whose Python is gone, moved or too old (made by another PYTHON) is rebuilt, not kept
@@ -25,7 +29,7 @@ ifneq ($(wildcard $(VENV)),)
   endif
 endif
 
-.PHONY: run test lint typecheck fuzz bench clean
+.PHONY: run test lint typecheck fuzz bench fixtures clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
@@ -63,6 +67,15 @@ $(BENCH_STAMP): pyproject.toml
 
 bench: $(BENCH_STAMP)
 	$(BENCH_VENV)/bin/python scripts/bench.py $(BENCH_ARGS)
+
+$(FRAMEWORKS_STAMP): pyproject.toml
+	test -x $(FRAMEWORKS_VENV)/bin/python || $(PYTHON) -m venv $(FRAMEWORKS_VENV)
+	$(FRAMEWORKS_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(FRAMEWORKS_VENV)/bin/python -m pip install --quiet -e '.[frameworks]'
+	touch $(FRAMEWORKS_STAMP)
+
+fixtures: $(FRAMEWORKS_STAMP)
+	$(FRAMEWORKS_VENV)/bin/python scripts/framework_traces.py
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

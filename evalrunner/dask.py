@@ -26,7 +26,7 @@ several files to spread them.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ from dask.delayed import delayed
 
 from .scoring import Config, graded
 from .summary import Summary
-from .traces import TRACE_SUFFIXES, Reading, iter_lines, stream_lines, trace_files
+from .traces import TRACE_SUFFIXES, LastLines, Reading, TraceInput, stream_lines, trace_files
 
 
 def trace_bag(
@@ -104,8 +104,8 @@ def _score_partition(
     reader = reading.reader()
     summary = Summary.for_tools(config.tools, group_by=group_by)
     for file_no, name in files:
-        lines = _lines(name, storage_options)
-        for n, result in enumerate(graded(config, reader, lines, group_by)):
+        lines, last_lines = _lines(name, storage_options)
+        for n, result in enumerate(graded(config, reader, lines, group_by, last_lines)):
             summary.add(result, (file_no, n))
     return [summary]
 
@@ -117,12 +117,23 @@ def _merge(summaries: Iterable[Summary]) -> Summary:
     return merged
 
 
-def _lines(name: str, storage_options: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+def _lines(
+    name: str, storage_options: dict[str, Any]
+) -> tuple[Iterator[tuple[str, Any]], Callable[[], LastLines | None]]:
+    """A file's lines, and where its traces end (read again when it holds spans)."""
     if "://" not in name:
-        yield from iter_lines(name)  # a local file: exactly what `evalrun score` reads
-        return
-    with fsspec.open(name, "rb", compression="infer", **storage_options) as stream:
-        yield from stream_lines(name, stream)
+        source = TraceInput(name)  # a local file: exactly what `evalrun score` reads
+        return source.lines(), source.last_lines
+
+    def lines() -> Iterator[tuple[str, Any]]:
+        with fsspec.open(name, "rb", compression="infer", **storage_options) as stream:
+            yield from stream_lines(name, stream)
+
+    def last_lines() -> LastLines:
+        with fsspec.open(name, "rb", compression="infer", **storage_options) as stream:
+            return LastLines.scan(stream)
+
+    return lines(), last_lines
 
 
 def _remote_files(url: str, storage_options: dict[str, Any]) -> list[str]:

@@ -24,8 +24,9 @@ from .norms import Normalizer, load_registry
 from .score import Grader, RunResult
 from .summary import Summary
 from .tools import load_tools
-from .traces import GroupingSeen, Reading, TraceReader, iter_lines, trace_files
-from .traces.lines import MAX_LINE_BYTES, Skipped, block_lines, label_of, open_trace, read_blocks
+from .traces import GroupingSeen, Reading, TraceInput, TraceReader, trace_files
+from .traces.format import LastLinesOf
+from .traces.lines import MAX_LINE_BYTES, Skipped, block_lines, read_blocks
 from .write import Writer
 
 Item = RunResult | TraceError
@@ -63,16 +64,19 @@ def graded(
     reader: TraceReader,
     lines: Iterable[tuple[str, Any]],
     group_by: str | None = None,
+    last_lines: LastLinesOf | None = None,
 ) -> Iterator[Item]:
     """Each record the lines hold, graded (or why it cannot be): the loop every path shares.
-    With `group_by`, each run carries its group, read from its native record."""
+    With `group_by`, each run carries its group, read from its native record; `last_lines`
+    finds where each trace ends in the file (`TraceInput.last_lines`)."""
     grade = config.grader.grade_record
+    records = reader.records(lines, last_lines=last_lines)
     if group_by is None:
-        for item in reader.records(lines):
+        for item in records:
             yield item if isinstance(item, TraceError) else grade(item.record, item.source)
         return
     path = parse_key(group_by)
-    for item in reader.records(lines):
+    for item in records:
         if isinstance(item, TraceError):
             yield item
             continue
@@ -122,8 +126,9 @@ def score(
     if jobs == 1 or (reader.format is not None and reader.format.group is not None):
         # Runs of a grouping format (OpenTelemetry spans) span lines and files: one reader.
         for file_no, name in enumerate(files):
-            lines = iter_lines(name, stdin=stdin, max_line=reading.max_line_bytes)
-            out.take(file_no, 0, graded(config, reader, lines, group_by))
+            source = TraceInput(name, stdin=stdin, max_line=reading.max_line_bytes)
+            lines = source.lines()
+            out.take(file_no, 0, graded(config, reader, lines, group_by, source.last_lines))
     else:
         _score_parallel(config, files, reading, jobs, out, stdin)
     summary = out.summary.finish()
@@ -213,7 +218,10 @@ def _score_parallel(
             parts.append(pending.popleft()[0].lines())  # a worker's reading of it is dropped
         parts.extend(b.lines() for b in batches.rest_of(batch.file_no))
         lines = chain.from_iterable(parts)
-        out.take(batch.file_no, batch.first, graded(config, reader, lines, out.group_by))
+        last_lines = batches.inputs[batch.file_no].last_lines
+        out.take(
+            batch.file_no, batch.first, graded(config, reader, lines, out.group_by, last_lines)
+        )
 
     def drain() -> None:
         batch, job = pending.popleft()
@@ -273,7 +281,9 @@ class _Batches:
     def __init__(
         self, files: list[str], stdin: BinaryIO | None, max_line: int = MAX_LINE_BYTES
     ) -> None:
-        self._it = self._read(files, stdin, max_line)
+        self.inputs = [TraceInput(name, stdin=stdin, max_line=max_line) for name in files]
+        """Each input, by file number: read again for where its traces end (`read_here`)."""
+        self._it = self._read(self.inputs, max_line)
         self._back: _Batch | InputError | None = None
 
     def __iter__(self) -> Iterator[_Batch | InputError]:
@@ -294,13 +304,11 @@ class _Batches:
             yield batch
 
     @staticmethod
-    def _read(
-        files: list[str], stdin: BinaryIO | None, max_line: int
-    ) -> Iterator[_Batch | InputError]:
-        for file_no, name in enumerate(files):
-            label, record = label_of(name), 0
+    def _read(inputs: list[TraceInput], max_line: int) -> Iterator[_Batch | InputError]:
+        for file_no, source in enumerate(inputs):
+            label, record = source.label, 0
             try:
-                with open_trace(name, stdin) as stream:
+                with source.open() as stream:
                     blocks = read_blocks(label, stream, max_line=max_line, block_bytes=BATCH_BYTES)
                     for block in blocks:
                         if isinstance(block, tuple):

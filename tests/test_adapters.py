@@ -623,10 +623,22 @@ def test_otel_traces_interleave_and_open_traces_flush_at_file_end():
 
 def test_otel_span_after_its_trace_was_scored_is_reported():
     a1, a2, root = otel_lines()
-    out = read(a1, root, a2)
+    # Within a file, the root in the middle is no end: the trace ends after its last line.
+    assert [calls(r) for r in read(a1, root, a2)] == [RETRY]
+    # Lines handed over with no pre-pass: the root span ends the trace, and a late span is
+    # reported on its own line, never scored as a second, partial run.
+    out = list(TraceReader().read(lines(a1, root, a2)))
     assert isinstance(out[0], Run) and calls(out[0]) == [("get_customer", GOOD, False, False)]
     assert isinstance(out[1], TraceError) and out[1].source == "t.jsonl:3"
     assert f"trace {TRACE} arrived after the trace was scored" in out[1].error
+    # A trace split across two files: the first file's part is scored when that file ends.
+    reader = TraceReader()
+    first = list(reader.read(lines(a1, root), last_lines=lambda: None))
+    second = list(reader.read([("u.jsonl:1", orjson.dumps(a2))], last_lines=lambda: None))
+    assert [type(x) for x in first + second] == [Run, TraceError]
+    assert (
+        second[0].source == "u.jsonl:1" and "arrived after the trace was scored" in second[0].error
+    )
 
 
 def test_otel_buffer_overflow_is_reported_and_every_record_counted():
@@ -672,8 +684,11 @@ def test_otel_traces_that_cannot_be_runs():
     out = read(batch(http), batch(chat), disagree, no_id, batch())
     assert all(isinstance(o, TraceError) for o in out), out
     reasons = [o.error for o in out]
-    assert "is no agent run: no span has gen_ai.operation.name or evalrun.case_id" in reasons[0]
-    assert "no span has the attribute evalrun.case_id" in reasons[1]
+    assert (
+        "is no agent run: no span has gen_ai.operation.name, openinference.span.kind or "
+        "evalrun.case_id or metadata.case_id" in reasons[0]
+    )
+    assert "no span has the attribute evalrun.case_id or metadata.case_id" in reasons[1]
     assert "its spans disagree on evalrun.case_id ('a', 'b')" in reasons[2]
     assert "1 span(s) without a trace id" in reasons[3]
     assert "the batch holds no spans" in reasons[4]
@@ -923,6 +938,9 @@ DOC_SECTIONS = {
     "Anthropic Messages": "anthropic",
     "MCP": "mcp",
     "OpenTelemetry GenAI spans": "otel",
+    "pydantic-ai messages": "pydantic-ai",
+    "LangChain messages": "langchain",
+    "OpenAI Agents SDK tracing": "openai-agents",
 }
 
 

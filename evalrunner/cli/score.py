@@ -99,6 +99,27 @@ def score(
             show_default=False,
         ),
     ] = None,
+    error_pattern: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--error-pattern",
+            metavar="REGEX",
+            help="A tool reply whose text matches REGEX (searched) makes its call an errored "
+            "attempt, in every trace format; repeatable. Frameworks' own error texts are read "
+            "already (docs/trace-formats.md).",
+            show_default=False,
+        ),
+    ] = None,
+    case_id: Annotated[
+        str | None,
+        typer.Option(
+            "--case-id",
+            metavar="ID",
+            help="Every run read is a run of case ID (a file of one case: bare lists of "
+            "messages, say), whatever the records say.",
+            show_default=False,
+        ),
+    ] = None,
     jobs: Annotated[
         str,
         typer.Option(
@@ -128,7 +149,14 @@ def score(
     check_rate(fail_above)
     n_jobs = _jobs(jobs)
     with input_errors():
-        reading = Reading(trace_format, case_key, run_key, max_line_bytes)
+        reading = Reading(
+            trace_format,
+            case_key=case_key,
+            run_key=run_key,
+            max_line_bytes=max_line_bytes,
+            error_patterns=tuple(error_pattern or ()),
+            case_id=case_id,
+        )
         reading.reader()  # bad options are unusable input before anything is read
         config = load_config(tools, cases)
         with output_stream(output, inputs=paths) as out:

@@ -14,7 +14,15 @@ from typing import BinaryIO
 
 from ..model import Run, TraceError
 from .format import Grouper, GroupKeys, NativeRecord, TraceFormat
-from .lines import STDIN, TRACE_SUFFIXES, iter_lines, stream_lines, trace_files
+from .lines import (
+    STDIN,
+    TRACE_SUFFIXES,
+    LastLines,
+    TraceInput,
+    iter_lines,
+    stream_lines,
+    trace_files,
+)
 from .native import (
     call_args,
     call_tool,
@@ -37,9 +45,11 @@ __all__ = [
     "GroupKeys",
     "Grouper",
     "GroupingSeen",
+    "LastLines",
     "NativeRecord",
     "Reading",
     "TraceFormat",
+    "TraceInput",
     "TraceReader",
     "call_args",
     "call_tool",
@@ -74,13 +84,17 @@ def read_runs(
 
     A line that cannot be scored is a `TraceError` with its `file:line` and the reason.
     """
-    reader = (reading or Reading()).reader()
+    reading = reading or Reading()
+    reader = reading.reader()
     for name in trace_files(paths):
-        yield from reader.read(iter_lines(name, stdin=stdin))
+        source = TraceInput(name, stdin=stdin, max_line=reading.max_line_bytes)
+        yield from reader.read(source.lines(), last_lines=source.last_lines)
 
 
 def read_file(
     name: str, *, reading: Reading | None = None, stdin: BinaryIO | None = None
 ) -> Iterator[Run | TraceError]:
     """The runs of one trace file (`-` for standard input)."""
-    yield from (reading or Reading()).reader().read(iter_lines(name, stdin=stdin))
+    reading = reading or Reading()
+    source = TraceInput(name, stdin=stdin, max_line=reading.max_line_bytes)
+    yield from reading.reader().read(source.lines(), last_lines=source.last_lines)

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..model import TraceError
+
+if TYPE_CHECKING:
+    from .lines import LastLines
 
 Path = tuple[str, ...]
 """A dotted path into a record, split: `("metadata", "case_id")`."""
@@ -39,6 +42,12 @@ class Grouper(Protocol):
     def flush(self) -> Iterator[NativeRecord | TraceError]:
         """Yield the runs still open (at the end of a file)."""
         ...
+
+
+LastLinesOf = Callable[[], "LastLines | None"]
+"""Where each trace ends in the input being read (`lines.LastLines`), found on first call;
+None when no pre-pass can be had. A grouper with a `start_file(last_lines)` method is told at
+the start of each input (`_grouping.TraceGrouper` has one)."""
 
 
 @dataclass(frozen=True)

@@ -12,15 +12,23 @@ in its place, as is the point where a file breaks off (a truncated gzip, a dropp
 A UTF-8 byte order mark at the start of a file is not part of its first line.
 
 A file that is not JSON Lines but pretty-printed JSON (one JSON array of records, or JSON objects
-one after another, as some exporters write them) is read record by record (`read_documents`), each
+one after another, as some exporters write them) is read record by record (`Documents`), each
 known by the line it starts on.
+
+Records of a format whose runs span lines (OpenTelemetry spans) need to know where each run ends
+in its file, whatever order its spans come in: `LastLines` is that pre-pass, a scan of the raw
+bytes for trace ids, run on a second reading of the file (`TraceInput.last_lines`). Standard input
+cannot be read twice: when its first block holds trace ids it is spooled to a temporary file,
+and scanned while it is spooled.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import re
 import sys
+import tempfile
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -180,9 +188,13 @@ def _link_target(p: Path) -> str:
 
 def open_trace(name: str, stdin: BinaryIO | None = None) -> Any:
     """The binary stream of a trace input (decompressed for `.gz`); InputError if it cannot be
-    opened. Use it in a `with`: standard input is left open."""
+    opened. Use it in a `with`: standard input is left open.
+
+    Standard input whose first block holds trace ids is spooled to a temporary file (deleted on
+    close) and scanned on the way (`Spooled.last_lines`), so that spans in any order can be
+    grouped; anything else is streamed."""
     if name == STDIN:
-        return _NoClose(stdin if stdin is not None else sys.stdin.buffer)
+        return _spool_spans(stdin if stdin is not None else sys.stdin.buffer)
     try:
         if name.endswith(".gz"):
             return gzip.open(name, "rb")
@@ -195,14 +207,51 @@ def label_of(name: str) -> str:
     return "<stdin>" if name == STDIN else name
 
 
+class TraceInput:
+    """One trace input, read twice when it must be: its lines, and (for records whose runs span
+    lines) where each trace's spans end in it (`last_lines`, scanned on first use)."""
+
+    def __init__(
+        self, name: str, *, stdin: BinaryIO | None = None, max_line: int = MAX_LINE_BYTES
+    ) -> None:
+        self.name = name
+        self.label = label_of(name)
+        self.stdin = stdin
+        self.max_line = max_line
+        self._spooled: Spooled | None = None
+
+    def open(self) -> Any:
+        """`open_trace`: the input's stream, for a `with`."""
+        stream = open_trace(self.name, self.stdin)
+        if isinstance(stream, Spooled):
+            self._spooled = stream
+        return stream
+
+    def lines(self) -> Iterator[tuple[str, Any]]:
+        """`iter_lines` of this input."""
+        with self.open() as stream:
+            yield from stream_lines(self.label, stream, max_line=self.max_line)
+
+    def last_lines(self) -> LastLines | None:
+        """For each trace id in the input, the last line that names it: a second reading of a
+        file, or what standard input's spool saw; None for standard input that was not spooled
+        (it did not start with spans), or a file that cannot be opened again."""
+        if self.name == STDIN:
+            return self._spooled.last_lines if self._spooled is not None else None
+        try:
+            with open_trace(self.name) as stream:
+                return LastLines.scan(stream, max_line=self.max_line)
+        except InputError:
+            return None
+
+
 def iter_lines(
     name: str, *, stdin: BinaryIO | None = None, max_line: int = MAX_LINE_BYTES
 ) -> Iterator[tuple[str, Any]]:
     """(`file:line`, raw bytes) for each non-blank line, or (`file:line`, TraceError) where a
     line is too long or the file breaks off; a pretty-printed file gives its records decoded
     (`Parsed`), each at the line it starts on."""
-    with open_trace(name, stdin) as stream:
-        yield from stream_lines(label_of(name), stream, max_line=max_line)
+    yield from TraceInput(name, stdin=stdin, max_line=max_line).lines()
 
 
 def stream_lines(
@@ -425,13 +474,212 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+# --------------------------------------------------------------------- where each trace ends
+
+# A trace id as the span formats write it: OTLP's "traceId", the Python SDK's and OpenAI Agents'
+# "trace_id" (any key spelled so), and an OpenAI Agents trace object's own "id": "trace_...".
+# The key and its value stand on one line in every exporter's output, pretty-printed or not.
+_TRACE_ID = re.compile(
+    rb'"(?:trace_?[iI][dD]|TraceId)"[ \t]*:[ \t]*"([^"\\\n]{1,256})"'
+    rb'|"id"[ \t]*:[ \t]*"(trace_[^"\\\n]{1,250})"'
+)
+MAX_PLANNED_TRACES = 1_000_000
+"""The most traces of one input whose last line is remembered (about 110 bytes each)."""
+
+
+def trace_key(trace_id: str | bytes) -> int:
+    """How the pre-pass knows a trace id: hashed, as its readers spell it (lower case, no 0x).
+
+    Two ids with one hash only make both traces wait for the later one's last line."""
+    raw = trace_id.encode() if isinstance(trace_id, str) else trace_id
+    if raw[:2] in (b"0x", b"0X"):
+        raw = raw[2:]
+    return hash(raw.lower())
+
+
+class LastLines:
+    """The pre-pass over an input's raw bytes: for each trace id named in it, the last line that
+    names it.
+
+    It is conservative: every line that holds a trace id's key names it, whatever the record is,
+    so the line found is never before the trace's last span (a mention elsewhere, in a link or an
+    attribute, only makes the trace wait longer). A trace it does not know (an id written some
+    other way, or beyond `max_traces`) gets no line, and its reader falls back to its own rule.
+    """
+
+    def __init__(
+        self, *, max_traces: int = MAX_PLANNED_TRACES, max_line: int = MAX_LINE_BYTES
+    ) -> None:
+        self._last: dict[int, int] = {}
+        self.max_traces = max_traces
+        self.max_line = max_line
+        self.full = False
+        """More traces than `max_traces`: the later ones are not known."""
+        self._line = 1  # the line the next whole line fed is
+        self._carry: list[bytes] = []  # the start of a line that goes on in the next bytes
+        self._carried = 0
+        self._dropping = False  # in a line longer than max_line: skipped, as its reader does
+
+    def get(self, trace_id: str) -> int | None:
+        """The last line naming `trace_id`, or None when the scan does not know it."""
+        return self._last.get(trace_key(trace_id))
+
+    def __len__(self) -> int:
+        return len(self._last)
+
+    def feed(self, data: bytes) -> None:
+        """The next bytes of the input."""
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            if not self._dropping:
+                self._carry.append(data)
+                self._carried += len(data)
+                if self._carried > self.max_line:
+                    self._carry, self._carried, self._dropping = [], 0, True
+            return
+        head, tail = data[: cut + 1], data[cut + 1 :]
+        if self._dropping:
+            first = head.index(b"\n")
+            self._line += 1
+            self._dropping, head = False, head[first + 1 :]
+        elif self._carry:
+            head = b"".join((*self._carry, head))
+        self._block(head)
+        self._carry, self._carried = [tail] if tail else [], len(tail)
+        if self._carried > self.max_line:
+            self._carry, self._carried, self._dropping = [], 0, True
+
+    def close(self) -> LastLines:
+        """The end of the input (a last line without a newline)."""
+        if self._carry and not self._dropping:
+            self._block(b"".join(self._carry) + b"\n")
+        self._carry, self._carried = [], 0
+        return self
+
+    def add(self, number: int, line: bytes) -> None:
+        """One line, numbered: for lines read already (`LastLines.of_lines`)."""
+        self._line = number
+        self._block(line if line.endswith(b"\n") else line + b"\n")
+
+    def _block(self, block: bytes) -> None:
+        """Whole lines, the first of them line `self._line`."""
+        last, limit = self._last, self.max_traces
+        line, at = self._line, 0
+        for m in _TRACE_ID.finditer(block):
+            line += block.count(b"\n", at, m.start())
+            at = m.start()
+            key = trace_key(m.group(1) or m.group(2))
+            if key in last or len(last) < limit:
+                last[key] = line  # lines only grow: the last mention is the latest
+            else:
+                self.full = True
+        self._line = line + block.count(b"\n", at)
+
+    @classmethod
+    def scan(cls, stream: Any, *, max_line: int = MAX_LINE_BYTES) -> LastLines:
+        """Scan a whole stream. A line longer than `max_line` is skipped, as its reader skips it
+        (what it names could only make a trace wait); a stream that breaks off ends there, as
+        its reader stops there."""
+        found = cls(max_line=max_line)
+        read = getattr(stream, "read1", stream.read)
+        first = True
+        while True:
+            try:
+                data = read(BLOCK_BYTES)
+            except _READ_ERRORS:
+                break
+            if not data:
+                break
+            if first and data.startswith(BOM):
+                data = data[len(BOM) :]
+            first = False
+            found.feed(data)
+        return found.close()
+
+    @classmethod
+    def of_lines(cls, lines: Iterable[tuple[str, Any]]) -> LastLines:
+        """The pre-pass over lines already read, (`file:line`, bytes) as `iter_lines` gives."""
+        found = cls()
+        for source, line in lines:
+            if type(line) is bytes:
+                found.add(line_number(source), line)
+        return found
+
+
+def line_number(source: str) -> int:
+    """The line of a `file:line` source."""
+    return int(source.rpartition(":")[2])
+
+
+class Spooled:
+    """Standard input copied to a temporary file (deleted on close), scanned on the way."""
+
+    def __init__(self, spool: Any, last_lines: LastLines) -> None:
+        self.spool = spool
+        self.last_lines = last_lines
+
+    def __enter__(self) -> Any:
+        return self.spool
+
+    def __exit__(self, *exc: object) -> None:
+        self.spool.close()
+
+
+def _spool_spans(stdin: BinaryIO) -> Any:
+    """Standard input, spooled (`Spooled`) when its first block holds trace ids, else streamed."""
+    read = getattr(stdin, "read1", stdin.read)
+    try:
+        head = read(BLOCK_BYTES)
+    except _READ_ERRORS:
+        head = b""
+    if not _TRACE_ID.search(head):
+        return _NoClose(_Prefixed(head, stdin))
+    spool = tempfile.TemporaryFile(prefix="evalrun-stdin-")  # noqa: SIM115 (closed by Spooled)
+    last = LastLines()
+    data = head[len(BOM) :] if head.startswith(BOM) else head
+    spool.write(head[: len(head) - len(data)])
+    while data:
+        spool.write(data)
+        last.feed(data)
+        try:
+            data = read(BLOCK_BYTES)
+        except _READ_ERRORS:
+            break  # the reader meets the break too: where the spool ends
+    spool.seek(0)
+    return Spooled(spool, last.close())
+
+
+class _Prefixed:
+    """A stream with its first bytes read already, read again from the start."""
+
+    def __init__(self, head: bytes, stream: Any) -> None:
+        self.head = head
+        self.stream = stream
+
+    def read(self, n: int = -1) -> bytes:
+        if self.head:
+            if n < 0:
+                head, self.head = self.head, b""
+                return head + bytes(self.stream.read())
+            part: bytes = self.head[:n]
+            self.head = self.head[n:]
+            return part
+        return bytes(self.stream.read(n))
+
+    def read1(self, n: int = -1) -> bytes:
+        if self.head:
+            return self.read(n)
+        read1 = getattr(self.stream, "read1", self.stream.read)
+        return bytes(read1(n))
+
+
 class _NoClose:
     """Standard input inside a `with`, left open afterwards."""
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: Any) -> None:
         self.stream = stream
 
-    def __enter__(self) -> BinaryIO:
+    def __enter__(self) -> Any:
         return self.stream
 
     def __exit__(self, *exc: object) -> None:

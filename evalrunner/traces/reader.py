@@ -8,14 +8,16 @@ lines (OpenTelemetry) gets a grouper, which holds its records until their run is
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..jsonvalue import json_kind
 from ..model import MISSING, InputError, Run, TraceError
-from .format import Grouper, GroupKeys, NativeRecord, Path, TraceFormat
-from .lines import MAX_LINE_BYTES, Parsed
+from .errors import ErrorPatterns
+from .format import Grouper, GroupKeys, LastLinesOf, NativeRecord, Path, TraceFormat
+from .formats.otel import walk
+from .lines import MAX_LINE_BYTES, LastLines, Parsed
 from .native import decode, parse_record
 from .registry import AUTO, detect, resolve, trace_formats, unknown_shape
 
@@ -35,17 +37,34 @@ class Reading:
     """Where each record keeps its run id, as `case_key`."""
     max_line_bytes: int = MAX_LINE_BYTES
     """The longest line read; a longer one is reported in its place, never held in memory."""
+    error_patterns: Sequence[str] = ()
+    """`--error-pattern`: regular expressions; a tool reply whose text matches one makes its
+    call an errored attempt, in every format (`errors.py`)."""
+    case_id: str | None = None
+    """`--case-id`: the case of every run read, whatever the records say."""
 
     def reader(self, **options: Any) -> TraceReader:
         """A new reader (one per scoring: it remembers which grouped runs it has finished)."""
         return TraceReader(
-            self.trace_format, case_key=self.case_key, run_key=self.run_key, **options
+            self.trace_format,
+            case_key=self.case_key,
+            run_key=self.run_key,
+            error_patterns=self.error_patterns,
+            case_id=self.case_id,
+            **options,
         )
 
 
 RESULTS_RECORD = (
     "an evalrun results record (the output of evalrun score), not a run: not scored; keep "
     "results out of the traces"
+)
+
+
+BARE_LIST = (
+    "the line is a bare list of messages (a run with no case id): write each run as one line "
+    '{"case_id": ..., "messages": [...]} (in Python: json.dumps({"case_id": case["id"], '
+    '"messages": messages})), or give --case-id ID when the whole file is one case'
 )
 
 
@@ -70,6 +89,8 @@ class TraceReader:
         *,
         case_key: str | None = None,
         run_key: str | None = None,
+        error_patterns: Sequence[str] = (),
+        case_id: str | None = None,
         grouping: bool = True,
         **group_options: Any,
     ) -> None:
@@ -77,6 +98,12 @@ class TraceReader:
         for flag, key in (("--case-key", case_key), ("--run-key", run_key)):
             if key is not None and (not key or any(not part for part in key.split("."))):
                 raise InputError(f"{flag} {key!r}: give a dotted path like metadata.case_id")
+        if case_id is not None and (case_key is not None or not case_id):
+            raise InputError(
+                "--case-id names the case of every run: give a case id, and no --case-key"
+            )
+        self.errors = ErrorPatterns(error_patterns)
+        self.case_id = case_id
         self.format: TraceFormat | None = fmt
         """The forced format; None to detect each line's."""
         self.formats = trace_formats()
@@ -84,26 +111,36 @@ class TraceReader:
         self.run_key = run_key
         self._case_paths = None if case_key is None else (tuple(case_key.split(".")),)
         self._run_paths = None if run_key is None else (tuple(run_key.split(".")),)
-        self._keyed = case_key is not None or run_key is not None
+        self._keyed = case_key is not None or run_key is not None or case_id is not None
         self._grouping = grouping
         self._group_options = group_options
         self._groupers: dict[str, Grouper] = {}
+        self._last_lines: LastLinesOf | None = None
 
     @property
     def format_name(self) -> str:
         return AUTO if self.format is None else self.format.name
 
-    def read(self, lines: Iterable[tuple[str, Any]]) -> Iterator[Run | TraceError]:
+    def read(
+        self, lines: Iterable[tuple[str, Any]], *, last_lines: LastLinesOf | None = None
+    ) -> Iterator[Run | TraceError]:
         """Runs (or unscoreable records) from (`file:line`, bytes) pairs, as `iter_lines` gives.
 
         Grouped runs still open when the lines end are flushed then: call once per file.
+        `last_lines` finds where each trace ends in the file (`lines.TraceInput.last_lines`), so
+        that its spans may come in any order; without it, a trace ends with its root span.
         """
-        for item in self.records(lines):
+        for item in self.records(lines, last_lines=last_lines):
             yield item if isinstance(item, TraceError) else parse_record(item.record, item.source)
 
-    def records(self, lines: Iterable[tuple[str, Any]]) -> Iterator[NativeRecord | TraceError]:
+    def records(
+        self, lines: Iterable[tuple[str, Any]], *, last_lines: LastLinesOf | None = None
+    ) -> Iterator[NativeRecord | TraceError]:
         """`read`, stopping short of parsing: native run records, as the grader's memo takes them
         (`Grader.grade_record`)."""
+        self._last_lines = last_lines
+        for grouper in self._groupers.values():
+            _start_file(grouper, last_lines)
         native_first = (self.format is None or self.format.name == "native") and not self._keyed
         for source, line in lines:
             if type(line) is bytes:
@@ -123,6 +160,8 @@ class TraceReader:
                 and type(record.get("calls")) is list
                 and "verdict" not in record
             ):
+                if self.errors.user:
+                    self.errors.mark(record["calls"], builtin=False)
                 yield NativeRecord(record, source)
             else:
                 yield from self.read_record(record, source)
@@ -131,13 +170,27 @@ class TraceReader:
     def flush(self) -> Iterator[NativeRecord | TraceError]:
         """The grouped runs still open, at the end of a file."""
         for grouper in self._groupers.values():
-            yield from grouper.flush()
+            yield from map(self._grouped, grouper.flush())
+
+    def _grouped(self, item: NativeRecord | TraceError) -> NativeRecord | TraceError:
+        """A run a grouper made: the error texts read, the case id given applied."""
+        if isinstance(item, TraceError):
+            return item
+        self.errors.mark(item.record.get("calls"), builtin=True)
+        if self.case_id is not None:
+            item.record["case_id"] = self.case_id
+        return item
 
     def read_record(self, record: Any, source: str) -> Iterator[NativeRecord | TraceError]:
         """The run(s) one decoded line holds: none yet for a record whose run is still open."""
         if type(record) is dict and "verdict" in record and "reported" in record:
             yield TraceError(source, RESULTS_RECORD)
             return
+        if type(record) is list and record and all(type(m) is dict for m in record):
+            if self.case_id is None:
+                yield TraceError(source, BARE_LIST)
+                return
+            record = {"messages": record}  # a run's messages as they come, of the case given
         fmt = self.format if self.format is not None else detect(record, self.formats)
         if fmt is None:
             if type(record) is dict:
@@ -149,7 +202,7 @@ class TraceReader:
                 )
             return
         if fmt.group is not None:
-            yield from self._grouper(fmt).add(record, source)
+            yield from map(self._grouped, self._grouper(fmt).add(record, source))
             return
         if type(record) is not dict:
             yield TraceError(source, f"{fmt.name}: the line is {json_kind(record)}, not an object")
@@ -159,10 +212,22 @@ class TraceReader:
         if fmt.name != "native":
             if not calls and self.format is not None:
                 calls = self._not_elsewhere(record, fmt) or calls
+            if not calls and self.format is not None and not fmt.detect(record):
+                other = detect(record, self.formats)
+                hint = f"; it looks like {other.name}" if other is not None else ""
+                calls = f"nothing in the record has its shape ({fmt.looks_like}){hint}"
+            if not calls:
+                calls = _call_like(record) or calls
             if type(calls) is str:
                 yield TraceError(source, f"{fmt.name}: {calls}")
                 return
-        case_id = _first(record, self._case_paths or fmt.case_paths)
+            self.errors.mark(calls, builtin=True)
+        elif self.errors.user:
+            self.errors.mark(calls, builtin=False)
+        if self.case_id is not None:
+            case_id: Any = self.case_id
+        else:
+            case_id = _first(record, self._case_paths or fmt.case_paths)
         if case_id is MISSING and self.case_key is not None:
             yield TraceError(source, f'{fmt.name}: no case id at "{self.case_key}" (--case-key)')
             return
@@ -191,6 +256,7 @@ class TraceReader:
             assert fmt.group is not None
             keys = GroupKeys(self.case_key, self.run_key)
             found = self._groupers[fmt.name] = fmt.group(keys, **self._group_options)
+            _start_file(found, self._last_lines)
         return found
 
     def _not_elsewhere(self, record: dict[str, Any], fmt: TraceFormat) -> str | None:
@@ -209,23 +275,66 @@ class TraceReader:
 def read_lines(
     lines: Iterable[tuple[str, Any]], trace_format: str = AUTO, **keys: Any
 ) -> list[Run | TraceError]:
-    """Every run in (`file:line`, bytes) pairs, read by a fresh reader (tests, notebooks)."""
-    return list(TraceReader(trace_format, **keys).read(lines))
+    """Every run in (`file:line`, bytes) pairs of one file, read by a fresh reader (tests,
+    notebooks); grouped records may come in any order, as in a file."""
+    pairs = list(lines)
+    last = LastLines.of_lines(pairs)
+    return list(TraceReader(trace_format, **keys).read(pairs, last_lines=lambda: last))
+
+
+def _start_file(grouper: Grouper, last_lines: LastLinesOf | None) -> None:
+    start = getattr(grouper, "start_file", None)
+    if start is not None:
+        start(last_lines)
 
 
 def _first(record: dict[str, Any], paths: tuple[Path, ...]) -> Any:
-    """The value at the first of `paths` that leads to one (not null), else MISSING."""
+    """The value at the first of `paths` that leads to one (not null), else MISSING. A string
+    that holds a JSON object on the way is read as JSON (`metadata.case_id` where `metadata` is
+    JSON text)."""
     for path in paths:
-        value: Any = record
-        for part in path:
-            if type(value) is dict:
-                value = value.get(part)
-            elif type(value) is list and part.isdigit() and int(part) < len(value):
-                value = value[int(part)]
-            else:
-                value = None
-            if value is None:
-                break
+        value = walk(record, path)
         if value is not None:
             return value
     return MISSING
+
+
+CALL_TYPES = frozenset(
+    {"tool_call", "tool-call", "tool_use", "function_call", "mcp_call", "mcp_tool_use"}
+)
+
+
+def _call_like(record: Any, limit: int = 10_000) -> str | None:
+    """What in a record with no call read looks like a call (a `tool_calls` list, a tool-call
+    part or block), and where: so that no run is scored as having made no call while it holds
+    one in a shape evalrun does not read."""
+    stack: list[tuple[Any, str]] = [(record, "")]
+    seen = 0
+    while stack and seen < limit:
+        value, where = stack.pop()
+        seen += 1
+        if type(value) is dict:
+            tool_calls = value.get("tool_calls")
+            # custom (free-text) tools are not the tool surface cases describe: not read, rightly
+            if type(tool_calls) is list and any(
+                type(tc) is not dict or tc.get("type", "function") != "custom" for tc in tool_calls
+            ):
+                return _seen(f"a tool_calls list of {len(tool_calls)}", f"{where}.tool_calls")
+            for key in ("type", "part_kind"):
+                if value.get(key) in CALL_TYPES:
+                    return _seen(f'a {key} "{value[key]}"', where)
+            items: Iterable[tuple[str, Any]] = value.items()
+            stack.extend((v, f"{where}.{k}") for k, v in items if type(v) in (dict, list))
+        elif type(value) is list:
+            stack.extend(
+                (v, f"{where}[{i}]") for i, v in enumerate(value) if type(v) in (dict, list)
+            )
+    return None
+
+
+def _seen(what: str, where: str) -> str:
+    return (
+        f"no tool call read, but the record holds {what} at {where.lstrip('.') or 'its top'}: "
+        "in a shape evalrun does not read, or not a call to a tool the cases describe. See "
+        "docs/trace-formats.md for the shapes read (or convert the record to the native format)"
+    )

@@ -3,13 +3,12 @@
 Tool spans have `gen_ai.operation.name = "execute_tool"`, `gen_ai.tool.name`,
 `gen_ai.tool.call.arguments` and, when rejected, an error status or `error.type`; a trace's case
 id is the attribute `evalrun.case_id` on any of its spans. Spans are buffered per trace until the
-trace's root span ends (or the file ends), within the bounds of `OtelLimits`.
+trace's last line in its file (or, without a pre-pass, its root span), within the bounds of
+`_grouping.GroupLimits`.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -20,7 +19,10 @@ from dateutil.parser import isoparse
 from ...jsonvalue import json_kind
 from ...model import TraceError
 from ..format import GroupKeys, NativeRecord, TraceFormat
-from ._pairing import native_call
+from ._grouping import GroupLimits, Trace, TraceGrouper
+from ._pairing import id_key
+from .spans import CONVENTIONS, Span, SpanConvention
+from .spans._span import json_value
 
 # Span attributes, on any span of the trace.
 CASE_ATTR = "evalrun.case_id"
@@ -28,192 +30,245 @@ RUN_ATTR = "evalrun.run_id"
 WORLD_ATTR = "evalrun.world"
 
 
-@dataclass(frozen=True)
-class OtelLimits:
-    """How much the OpenTelemetry reader may buffer while it waits for traces to end.
-
-    Only tool spans are kept (their name, arguments, result and start time); any other span costs
-    a counter. A trace is flushed when its root span ends, or at the end of the file. When more
-    traces are open than `max_open_traces`, or the tool spans held take more than `max_bytes`
-    (counted as JSON text: held as the JSON strings exporters write, they take about 1.6 times
-    that in memory, a few times that when written as OTLP key/value lists), the least recently
-    extended trace is dropped and reported as unscoreable. `max_closed_traces` ids of finished
-    traces are remembered, so that a span arriving after its trace was scored is reported rather
-    than scored as a second, partial run.
-    """
-
-    max_open_traces: int = 1000
-    max_bytes: int = 32 * 2**20
-    max_closed_traces: int = 20_000
+OtelLimits = GroupLimits
+"""How much the OpenTelemetry reader may buffer (`_grouping.GroupLimits`)."""
 
 
 @dataclass(slots=True)
 class _Span:
     trace_id: str | None
     ends_trace: bool
-    """A root span, or one whose parent is remote: when it ends, the trace (here) is complete."""
+    """A root span, or one whose parent is remote: where no pre-pass says where the trace ends,
+    the trace (here) is complete when it ends."""
     start: int | None
     attrs: dict[str, Any]
     error: bool
+    name: str = ""
+    message: str | None = None
 
 
-@dataclass(slots=True)
-class _Trace:
-    trace_id: str
-    source: str
-    """`file:line` of the trace's first span: the run's source."""
-    seq: int
+@dataclass(slots=True, eq=False)
+class _Trace(Trace):
     calls: list[tuple[int | None, int, dict[str, Any]]] = field(default_factory=list)
     """(start time, arrival, native call) of each tool span."""
-    attrs: dict[str, Any] = field(default_factory=dict)
-    """The evalrun attributes (case and run id, world) found on any span."""
+    requested: list[tuple[int | None, int, Any, dict[str, Any]]] = field(default_factory=list)
+    """(start time, arrival, call id, native call) of each call a model asked for."""
+    replies: dict[Any, dict[str, Any]] = field(default_factory=dict)
+    """Replies to requested calls, by call id."""
+    ids: dict[str, Any] = field(default_factory=dict)
+    """The ids and world found on any span, by the key they were found at."""
+    notes: list[str] = field(default_factory=list)
     conflict: str | None = None
     genai: bool = False
-    spans: int = 0
-    size: int = 0
 
 
-class OtelGrouper:
-    """Spans in, runs out: one run per trace, its tool spans ordered by start time.
+class OtelGrouper(TraceGrouper[_Span, _Trace]):
+    """Spans in, runs out: one run per trace, its tool calls ordered by start time.
 
     `add` takes one decoded line (a flat span or an OTLP/JSON batch) and yields the traces it
-    completes; `flush` yields the traces still open. Every line is accounted for: a trace counts
-    once (a run, or unscoreable), and a line that cannot join a trace counts once per trace it
-    names, as unscoreable (a span without a trace id, a span of a trace already finished or
-    dropped, an empty batch).
+    completes; `flush` yields the traces still open. Each span is read by every span convention
+    (`spans.CONVENTIONS`).
     """
 
-    def __init__(self, limits: OtelLimits, *, case_attr: str, run_attr: str) -> None:
-        self.limits = limits
-        self.case_attr = case_attr
-        self.run_attr = run_attr
-        self._open: OrderedDict[str, _Trace] = OrderedDict()
-        self._closed: OrderedDict[str, str] = OrderedDict()
-        self._size = 0
-        self._seq = 0
+    name = "otel"
 
-    @property
-    def buffered(self) -> tuple[int, int]:
-        """(open traces, bytes of tool spans held)."""
-        return len(self._open), self._size
+    def __init__(
+        self,
+        limits: GroupLimits,
+        *,
+        case_keys: tuple[str, ...],
+        run_keys: tuple[str, ...],
+        conventions: tuple[SpanConvention, ...] = CONVENTIONS,
+    ) -> None:
+        super().__init__(limits)
+        self.case_keys = case_keys
+        self.run_keys = run_keys
+        self.conventions = conventions
+        self._keys = (*case_keys, *run_keys, WORLD_ATTR)
 
-    def add(self, record: Any, source: str) -> Iterator[NativeRecord | TraceError]:
-        spans = _otel_spans(record)
-        if isinstance(spans, str):
-            yield TraceError(source, f"otel: {spans}")
-            return
-        if not spans:
-            yield TraceError(source, "otel: the batch holds no spans")
-            return
-        by_trace: dict[str | None, list[_Span]] = {}
-        for span in spans:
-            by_trace.setdefault(span.trace_id, []).append(span)
-        for trace_id, group in by_trace.items():
-            if not trace_id:
-                yield TraceError(source, f"otel: {len(group)} span(s) without a trace id")
-                continue
-            closed = self._closed.get(trace_id)
-            if closed is not None:
-                yield TraceError(
-                    source,
-                    f"otel: {len(group)} span(s) of trace {trace_id} arrived after the trace was "
-                    f"{closed}",
-                )
-                continue
-            trace = self._open.get(trace_id)
-            if trace is None:
-                self._seq += 1
-                trace = self._open[trace_id] = _Trace(trace_id, source, self._seq)
-            else:
-                self._open.move_to_end(trace_id)
-            for span in group:
-                self._absorb(trace, span)
-            if any(span.ends_trace for span in group):
-                yield self._finish(trace)
-            else:
-                yield from self._evict()
+    def spans(self, record: Any) -> list[_Span] | str:
+        return _otel_spans(record)
 
-    def flush(self) -> Iterator[NativeRecord | TraceError]:
-        """Every trace still open, in the order they began (at the end of a file)."""
-        for trace in sorted(self._open.values(), key=lambda t: t.seq):
-            yield self._finish(trace)
+    def trace_id(self, span: _Span) -> str | None:
+        return span.trace_id
 
-    def _absorb(self, trace: _Trace, span: _Span) -> None:
-        trace.spans += 1
+    def ends_trace(self, span: _Span) -> bool:
+        return span.ends_trace
+
+    def new_trace(self, trace_id: str, source: str, seq: int) -> _Trace:
+        return _Trace(trace_id, source, seq)
+
+    def absorb(self, trace: _Trace, span: _Span) -> int:
         attrs = span.attrs
-        operation = attrs.get("gen_ai.operation.name")
-        if operation is not None:
+        if "gen_ai.operation.name" in attrs or "openinference.span.kind" in attrs:
             trace.genai = True
-        for name in (self.case_attr, self.run_attr, WORLD_ATTR):
-            value = attrs.get(name)
+        for key in self._keys:
+            value = attribute(attrs, key)
             if value is not None:
-                seen = trace.attrs.setdefault(name, value)
+                seen = trace.ids.setdefault(key, value)
                 if seen != value and trace.conflict is None:
-                    trace.conflict = f"its spans disagree on {name} ({seen!r}, {value!r})"
-        if operation != "execute_tool":
-            return
-        call = native_call(attrs.get("gen_ai.tool.name"), attrs, "gen_ai.tool.call.arguments")
-        if "gen_ai.tool.call.result" in attrs:
-            call["result"] = attrs["gen_ai.tool.call.result"]
-        if span.error:
-            call["error"] = attrs.get("error.type") or True
-        size = 64 + _size(call.get("args")) + _size(call.get("result"))
-        trace.calls.append((span.start, trace.spans, call))
-        trace.size += size
-        self._size += size
+                    trace.conflict = f"its spans disagree on {key} ({seen!r}, {value!r})"
+        held = 0
+        view = Span(span.name, attrs, span.error, span.message)
+        for convention in self.conventions:
+            found = convention.read(view)
+            if found is None:
+                continue
+            if found.note is not None:
+                trace.notes.append(found.note)
+            if found.tool is not None:
+                trace.calls.append((span.start, trace.spans, found.tool))
+                held += _held(found.tool)
+            for call_id, call in found.requested:
+                trace.requested.append((span.start, trace.spans, call_id, call))
+                held += _held(call)
+            for call_id, fields in found.replies:
+                trace.replies[id_key(call_id)] = fields
+                held += _held(fields)
+        return held
 
-    def _evict(self) -> Iterator[TraceError]:
-        limits = self.limits
-        while self._open and (
-            len(self._open) > limits.max_open_traces or self._size > limits.max_bytes
-        ):
-            trace = next(iter(self._open.values()))
-            self._close(trace, "dropped unfinished (the span buffer was full)")
-            yield TraceError(
-                trace.source,
-                f"otel: trace {trace.trace_id} ({trace.spans} spans) dropped unfinished: the span "
-                f"buffer was full (limits: {limits.max_open_traces:,} open traces, "
-                f"{limits.max_bytes:,} bytes of tool spans) before its root span ended",
-            )
-
-    def _close(self, trace: _Trace, why: str) -> None:
-        del self._open[trace.trace_id]
-        self._size -= trace.size
-        self._closed[trace.trace_id] = why
-        if len(self._closed) > self.limits.max_closed_traces:
-            self._closed.popitem(last=False)
-
-    def _finish(self, trace: _Trace) -> NativeRecord | TraceError:
-        self._close(trace, "scored (its root span, or its file, had ended)")
+    def finish(self, trace: _Trace) -> NativeRecord | TraceError:
         where = f"otel: trace {trace.trace_id}"
         if trace.conflict is not None:
             return TraceError(trace.source, f"{where}: {trace.conflict}")
-        case_id = trace.attrs.get(self.case_attr)
+        case_id = next((trace.ids[k] for k in self.case_keys if k in trace.ids), None)
         if case_id is None:
+            looked = " or ".join(self.case_keys)
             if not trace.genai:
                 return TraceError(
                     trace.source,
                     f"{where} ({trace.spans} spans) is no agent run: no span has "
-                    f"gen_ai.operation.name or {self.case_attr}",
+                    f"gen_ai.operation.name, openinference.span.kind or {looked}",
                 )
-            return TraceError(trace.source, f"{where}: no span has the attribute {self.case_attr}")
-        calls = trace.calls
-        if all(start is not None for start, _, _ in calls):
-            calls = sorted(calls, key=lambda c: (c[0], c[1]))
-        world = trace.attrs.get(WORLD_ATTR)
+            return TraceError(trace.source, f"{where}: no span has the attribute {looked}")
+        calls = _calls(trace)
+        if isinstance(calls, str):
+            return TraceError(trace.source, f"{where}: {calls}")
+        world = trace.ids.get(WORLD_ATTR)
         if type(world) is str:
             try:
                 world = orjson.loads(world)
             except orjson.JSONDecodeError:
                 return TraceError(trace.source, f"{where}: {WORLD_ATTR} is not valid JSON")
+        run_id = next((trace.ids[k] for k in self.run_keys if k in trace.ids), trace.trace_id)
         native = {
             "case_id": case_id,
-            "run_id": trace.attrs.get(self.run_attr, trace.trace_id),
-            "calls": [call for _, _, call in calls],
+            "run_id": run_id,
+            "calls": calls,
             "world": world,
             "meta": {"trace_id": trace.trace_id},
         }
         return NativeRecord(native, trace.source)
+
+
+def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
+    """A trace's calls: its tool spans, when each recorded its arguments as an object; else the
+    calls its models asked for (LLM and chat spans), their replies paired by id, and the errors
+    of the tool spans that ran them (in order, by tool name); else why there are none."""
+    executed = [c for _, _, c in _ordered(trace.calls)]
+    unusable = [c for c in executed if "args" not in c or "args_unusable" in c]
+    if executed and not unusable:
+        return executed
+    requested = _requested(trace)
+    if requested:
+        _carry_errors(requested, executed)
+        return requested
+    if unusable:
+        names = ", ".join(sorted({c["tool"] for c in unusable}))
+        shown = [c["args_unusable"] for c in unusable if "args_unusable" in c][:1]
+        what = (
+            f"recorded their input as {shown[0]!r}, not the arguments object"
+            if shown
+            else "did not record their arguments (content capture is off)"
+        )
+        return (
+            f"{len(unusable)} tool span(s) ({names}) {what}; calls whose arguments are not "
+            "recorded are not compared as {}: turn on the instrumentation's content capture, or "
+            "export the model (LLM or chat) spans too, whose tool calls carry the arguments"
+        )
+    if trace.notes:
+        return (
+            f"no tool call read, but {trace.notes[0]}"
+            + (f" (and {len(trace.notes) - 1} more)" if len(trace.notes) > 1 else "")
+            + "; see docs/trace-formats.md for the span conventions evalrun reads"
+        )
+    return []
+
+
+def _ordered(items: list[Any]) -> list[Any]:
+    if all(item[0] is not None for item in items):
+        return sorted(items, key=lambda c: (c[0], c[1]))
+    return items
+
+
+def _requested(trace: _Trace) -> list[dict[str, Any]]:
+    calls, seen = [], set()
+    for _, _, call_id, call in _ordered(trace.requested):
+        key = id_key(call_id)
+        if key is not None:
+            if key in seen:
+                continue  # the same call, recorded again (by a second instrumentation)
+            seen.add(key)
+        call = dict(call)
+        reply = trace.replies.get(key) if key is not None else None
+        if reply is not None:
+            call.update(reply)
+        calls.append(call)
+    return calls
+
+
+def _carry_errors(requested: list[dict[str, Any]], executed: list[dict[str, Any]]) -> None:
+    """The tool span that ran each requested call (the next one of that tool, in order) says
+    whether it failed."""
+    at: dict[str, int] = {}
+    by_tool: dict[str, list[dict[str, Any]]] = {}
+    for call in executed:
+        by_tool.setdefault(call["tool"], []).append(call)
+    for call in requested:
+        ran = by_tool.get(call["tool"], [])
+        n = at.get(call["tool"], 0)
+        if n < len(ran):
+            at[call["tool"]] = n + 1
+            if ran[n].get("error"):
+                call["error"] = ran[n]["error"]
+            if "result" not in call and "result" in ran[n]:
+                call["result"] = ran[n]["result"]
+
+
+def attribute(attrs: dict[str, Any], key: str) -> Any:
+    """The value at a dotted key: an attribute of that name, else the longest attribute name the
+    key starts with, then a path into its value (a JSON string is read as JSON): pydantic-ai keeps
+    `agent.run(metadata=...)` as the attribute `metadata`, a JSON string, so `metadata.case_id`
+    reaches into it."""
+    value = attrs.get(key)
+    if value is not None:
+        return value
+    parts = key.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        name = ".".join(parts[:cut])
+        if name in attrs:
+            return walk(attrs[name], parts[cut:])
+    return None
+
+
+def walk(value: Any, parts: list[str] | tuple[str, ...]) -> Any:
+    """A path into a value; a string holding a JSON object or list is read as JSON on the way.
+    None when the path leads nowhere."""
+    for part in parts:
+        value = json_value(value)
+        if type(value) is dict:
+            value = value.get(part)
+        elif type(value) is list and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return None
+        if value is None:
+            return None
+    return value
+
+
+def _held(value: Any) -> int:
+    return 64 + sum(_size(v) for v in value.values()) if type(value) is dict else 64
 
 
 def _size(value: Any) -> int:
@@ -268,6 +323,8 @@ def _otlp_span(span: dict[str, Any]) -> _Span:
         start=_nanos(span.get("startTimeUnixNano")),
         attrs=attrs,
         error=code in (2, "STATUS_CODE_ERROR") or bool(attrs.get("error.type")),
+        name=_text(span.get("name")),
+        message=_message(status),
     )
 
 
@@ -291,6 +348,24 @@ def _flat_span(span: dict[str, Any]) -> _Span:
         start=_nanos(start),
         attrs=attrs,
         error=code in ("ERROR", "STATUS_CODE_ERROR", 2) or bool(attrs.get("error.type")),
+        name=_text(span.get("name")),
+        message=_message(status),
+    )
+
+
+def _text(value: Any) -> str:
+    return value if type(value) is str else ""
+
+
+def _message(status: Any) -> str | None:
+    """A failed span's status description, its first line (Python tracebacks follow it)."""
+    if type(status) is not dict:
+        return None
+    text = status.get("description", status.get("message"))
+    return (
+        text.split("Traceback (most recent call last)")[0].strip() or None
+        if type(text) is str
+        else None
     )
 
 
@@ -375,11 +450,20 @@ def _is_flat_span(record: dict[str, Any]) -> bool:
     )
 
 
-def _grouper(keys: GroupKeys, *, otel_limits: OtelLimits | None = None, **_: Any) -> OtelGrouper:
+CASE_KEYS = (
+    CASE_ATTR,
+    "metadata.case_id",
+    *(k for c in CONVENTIONS for k in c.case_keys),
+)
+"""Where a trace's case id is looked for by default, on any span (`--case-key` replaces them)."""
+RUN_KEYS = (RUN_ATTR, "metadata.run_id")
+
+
+def _grouper(keys: GroupKeys, *, otel_limits: GroupLimits | None = None, **_: Any) -> OtelGrouper:
     return OtelGrouper(
-        otel_limits or OtelLimits(),
-        case_attr=keys.case_key or CASE_ATTR,
-        run_attr=keys.run_key or RUN_ATTR,
+        otel_limits or GroupLimits(),
+        case_keys=(keys.case_key,) if keys.case_key else CASE_KEYS,
+        run_keys=(keys.run_key,) if keys.run_key else RUN_KEYS,
     )
 
 

@@ -1,0 +1,118 @@
+"""Tool errors written as text: the frameworks' own default replies, and the user's patterns.
+
+Many agent frameworks hand a failed tool's error to the model as the tool's reply, in plain
+text, with no flag a log keeps: read as data, those attempts would count as calls that
+succeeded. A reply (a call's `result`: a string, or text parts) that matches one of these makes
+the call an errored attempt. The built-in list applies to every format but the native one (whose
+records say so themselves, SPEC "Traces"); `--error-pattern` applies to every format.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import InputError
+
+
+@dataclass(frozen=True)
+class ErrorText:
+    """A framework's default text for a tool that failed."""
+
+    framework: str
+    pattern: str
+    """Searched in the reply (`re.search`, DOTALL)."""
+    source: str
+    """Where the framework writes it."""
+    example: str
+
+
+FRAMEWORK_ERRORS: tuple[ErrorText, ...] = (
+    ErrorText(
+        "OpenAI Agents SDK",
+        r"\AAn error occurred while running the tool\. Please try again\.",
+        "agents/tool.py, default_tool_error_function (a function tool that raised)",
+        "An error occurred while running the tool. Please try again.",
+    ),
+    ErrorText(
+        "OpenAI Agents SDK",
+        r"\ATool '[^'\n]*' timed out after [0-9.e+-]+ seconds\.\Z",
+        "agents/tool.py, default_tool_timeout_error_message",
+        "Tool 'get_customer' timed out after 30 seconds.",
+    ),
+    ErrorText(
+        "LangGraph ToolNode",
+        r"\AError: .*\n Please fix your mistakes\.\Z",
+        "langgraph/prebuilt/tool_node.py, TOOL_CALL_ERROR_TEMPLATE (handle_tool_errors=True)",
+        "Error: NotFound('customer C-9 not found')\\n Please fix your mistakes.",
+    ),
+    ErrorText(
+        "LangGraph ToolNode",
+        r"\AError (?:invoking|executing) tool '[^'\n]*' with kwargs .* with error:\n .*\n"
+        r" Please fix the error and try again\.\Z",
+        "langgraph/prebuilt/tool_node.py, TOOL_INVOCATION_ERROR_TEMPLATE (arguments that fail "
+        "the tool's schema) and TOOL_EXECUTION_ERROR_TEMPLATE",
+        "Error invoking tool 'get_customer' with kwargs {'id': 1} with error:\\n customer_id: "
+        "Field required\\n Please fix the error and try again.",
+    ),
+    ErrorText(
+        "LangGraph ToolNode",
+        r"\AError: .* is not a valid tool, try one of \[.*\]\.\Z",
+        "langgraph/prebuilt/tool_node.py, INVALID_TOOL_NAME_ERROR_TEMPLATE",
+        "Error: get_client is not a valid tool, try one of [get_customer].",
+    ),
+    ErrorText(
+        "pydantic-ai",
+        r"\n\nFix the errors and try again\.\Z",
+        "pydantic_ai/messages.py, RetryPromptPart.model_response (ModelRetry, invalid arguments)",
+        "customer C-9 not found\\n\\nFix the errors and try again.",
+    ),
+)
+
+
+class ErrorPatterns:
+    """The patterns one reading applies: the built-in list, and the user's (`--error-pattern`)."""
+
+    def __init__(self, user: Iterable[str] = ()) -> None:
+        self.user = tuple(_compile(p) for p in user)
+        self.builtin = tuple(re.compile(e.pattern, re.DOTALL) for e in FRAMEWORK_ERRORS)
+
+    def mark(self, calls: Any, *, builtin: bool) -> None:
+        """Flag each native call (a dict) whose text reply matches a pattern: `is_error`."""
+        if type(calls) is not list:
+            return
+        patterns = (*self.builtin, *self.user) if builtin else self.user
+        if not patterns:
+            return
+        for call in calls:
+            if type(call) is not dict or "result" not in call:
+                continue
+            text = reply_text(call["result"])
+            if text is not None and any(p.search(text) for p in patterns):
+                call["is_error"] = True
+
+
+def reply_text(result: Any) -> str | None:
+    """A reply's text: a string, or a list of text parts joined; None for anything else."""
+    if type(result) is str:
+        return result
+    if type(result) is list and result:
+        texts = [p.get("text") for p in result if type(p) is dict]
+        if len(texts) == len(result) and all(type(t) is str for t in texts):
+            return "".join(t for t in texts if type(t) is str)
+    return None
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern, re.DOTALL)
+    except re.error as e:
+        raise InputError(f"--error-pattern {pattern!r} is not a regular expression: {e}") from None
+
+
+def check(patterns: Sequence[str]) -> None:
+    """InputError for a pattern that does not compile."""
+    for p in patterns:
+        _compile(p)

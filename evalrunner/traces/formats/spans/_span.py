@@ -1,0 +1,69 @@
+"""The types span conventions share (see `__init__`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+
+@dataclass(slots=True)
+class Span:
+    """One span, as the conventions see it."""
+
+    name: str
+    attrs: dict[str, Any]
+    error: bool
+    """The span's status is ERROR (or it has `error.type`)."""
+    message: str | None = None
+    """The status description, when the span failed."""
+
+
+@dataclass(slots=True)
+class SpanRead:
+    """What one convention found in one span."""
+
+    tool: dict[str, Any] | None = None
+    """A call a tool ran, as a native call; without "args" when the span did not record them."""
+    requested: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)
+    """(call id, native call) of each call a model asked for in its output."""
+    replies: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)
+    """(call id, fields to add to the call: result, error) of each reply a model was sent."""
+    note: str | None = None
+    """Why a span that looks like a tool call gives none."""
+
+
+@dataclass(frozen=True)
+class SpanConvention:
+    name: str
+    """Who writes it, in the docs."""
+    summary: str
+    """What evalrun reads from it, one line, for the docs."""
+    read: Callable[[Span], SpanRead | None]
+    """What the span holds in this convention; None when nothing."""
+    case_keys: tuple[str, ...] = ()
+    """Attributes (dotted paths, into a JSON string too) where it keeps a case id."""
+
+
+def json_value(value: Any) -> Any:
+    """An attribute that holds JSON text, decoded (anything else as it is)."""
+    if type(value) is str and value[:1] in ("{", "["):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    return value
+
+
+def indexed(attrs: dict[str, Any], prefix: str) -> dict[int, dict[str, Any]]:
+    """Flattened list attributes (`prefix.0.message.role`) as {index: {rest of the key: value}}."""
+    found: dict[int, dict[str, Any]] = {}
+    for key, value in attrs.items():
+        if not key.startswith(prefix):
+            continue
+        head, _, rest = key[len(prefix) :].partition(".")
+        if head.isdigit() and rest:
+            found.setdefault(int(head), {})[rest] = value
+    return dict(sorted(found.items()))

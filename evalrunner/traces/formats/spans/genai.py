@@ -1,0 +1,90 @@
+"""GenAI tool spans (`gen_ai.operation.name = "execute_tool"`): the OpenTelemetry semantic
+conventions, pydantic-ai's spans (version 3 and later write the conventions' attributes; version
+2 writes `running tool` spans with `tool_arguments` and `tool_response`), and OpenLLMetry's
+(Traceloop's) LangChain tool spans, whose arguments are LangChain's callback inputs wrapped as
+`{"input_str", "inputs": {...}, "kwargs", ...}` and unwrapped here."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ._span import Span, SpanConvention, SpanRead, json_value
+
+ARGUMENTS = ("gen_ai.tool.call.arguments", "tool_arguments")
+RESULTS = ("gen_ai.tool.call.result", "tool_response")
+
+
+def read(span: Span) -> SpanRead | None:
+    attrs = span.attrs
+    if attrs.get("gen_ai.operation.name") != "execute_tool":
+        if "gen_ai.tool.name" in attrs and "gen_ai.operation.name" not in attrs:
+            return SpanRead(
+                note=f'span "{span.name}" has gen_ai.tool.name but no gen_ai.operation.name '
+                '"execute_tool"'
+            )
+        return None
+    name = attrs.get("gen_ai.tool.name")
+    if type(name) is not str or not name:
+        return SpanRead(note=f'execute_tool span "{span.name}" has no gen_ai.tool.name')
+    call: dict[str, Any] = {"tool": name}
+    for key in ARGUMENTS:
+        if key in attrs:
+            call["args"] = _unwrap(attrs[key])
+            break
+    for key in RESULTS:
+        if key in attrs:
+            call["result"], error = _unwrap_result(attrs[key])
+            if error:
+                call["error"] = True
+            break
+    if span.error:
+        call["error"] = attrs.get("error.type") or span.message or True
+    return SpanRead(tool=call)
+
+
+def _unwrap(args: Any) -> Any:
+    """OpenLLMetry's wrapped LangChain arguments as the arguments: `inputs` (an object), else
+    `input_str` (JSON, or the Python literal LangChain prints); anything else as it is."""
+    value = json_value(args)
+    if type(value) is not dict or "input_str" not in value:
+        return args
+    if not ({"inputs", "kwargs", "tags", "metadata"} & value.keys()):
+        return args
+    inputs = value.get("inputs")
+    if type(inputs) is dict:
+        return inputs
+    text = value["input_str"]
+    if type(text) is str:
+        parsed = json_value(text)
+        if type(parsed) is dict:
+            return parsed
+        try:
+            literal = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return text
+        if type(literal) is dict:
+            return literal
+    return text
+
+
+def _unwrap_result(result: Any) -> tuple[Any, bool]:
+    """OpenLLMetry's wrapped result (`{"output": <a LangChain ToolMessage>}`) as its content, and
+    whether the message says the tool failed (`status: "error"`)."""
+    value = json_value(result)
+    if type(value) is dict and type(value.get("output")) is dict:
+        message = value["output"]
+        fields = message.get("kwargs") if type(message.get("kwargs")) is dict else message
+        if type(fields) is dict and "content" in fields:
+            return fields["content"], fields.get("status") == "error"
+    return result, False
+
+
+CONVENTION = SpanConvention(
+    name="GenAI tool spans (OpenTelemetry conventions, pydantic-ai, OpenLLMetry)",
+    summary='`gen_ai.operation.name` "execute_tool": `gen_ai.tool.name`, '
+    "`gen_ai.tool.call.arguments` (pydantic-ai v2: `tool_arguments`; OpenLLMetry's wrapped "
+    "LangChain inputs unwrapped), `gen_ai.tool.call.result` (`tool_response`), the span status",
+    read=read,
+    case_keys=("traceloop.association.properties.case_id",),
+)

@@ -1,0 +1,54 @@
+"""GenAI chat spans: a model call's `gen_ai.output.messages` (the calls it asked for, parts of
+type `tool_call`) and `gen_ai.input.messages` (the replies it was sent, parts of type
+`tool_call_response`), as OpenTelemetry's own instrumentations (latest conventions), pydantic-ai
+and OpenLLMetry write them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._span import Span, SpanConvention, SpanRead, json_value
+
+
+def read(span: Span) -> SpanRead | None:
+    attrs = span.attrs
+    if "gen_ai.output.messages" not in attrs and "gen_ai.input.messages" not in attrs:
+        return None
+    read = SpanRead()
+    for part in _parts(attrs.get("gen_ai.output.messages")):
+        if part.get("type") != "tool_call":
+            continue
+        name = part.get("name")
+        if type(name) is not str or not name:
+            read.note = f'chat span "{span.name}" has a tool_call part without a name'
+            continue
+        call: dict[str, Any] = {"tool": name}
+        if "arguments" in part:
+            call["args"] = part["arguments"]
+        read.requested.append((part.get("id"), call))
+    for part in _parts(attrs.get("gen_ai.input.messages")):
+        if part.get("type") == "tool_call_response":
+            result = part.get("response", part.get("result"))
+            read.replies.append((part.get("id"), {"result": json_value(result)}))
+    return read
+
+
+def _parts(messages: Any) -> list[dict[str, Any]]:
+    value = json_value(messages)
+    if type(value) is not list:
+        return []
+    return [
+        p
+        for m in value
+        if type(m) is dict and type(m.get("parts")) is list
+        for p in m["parts"]
+        if type(p) is dict
+    ]
+
+
+CONVENTION = SpanConvention(
+    name="GenAI chat spans",
+    summary="`gen_ai.output.messages` parts of type `tool_call` (the calls), "
+    "`gen_ai.input.messages` parts of type `tool_call_response` (their replies)",
+    read=read,
+)

@@ -1,0 +1,518 @@
+"""Drive real agent frameworks offline through one scenario; write the traces they record.
+
+    make fixtures        (installs the `frameworks` extra in .venv/frameworks, runs this)
+
+Each framework runs with its own test or fake model (no network, no API key) through the same
+four runs, one per case of tests/data/frameworks/cases.json:
+
+- `retry`:    get_customer("C-9") is rejected by the tool, then get_customer("C-1") succeeds;
+- `lookup`:   get_invoice("I-1");
+- `parallel`: get_invoice("I-1") and get_invoice("I-2") in one model turn;
+- `raised`:   get_customer("C-404"), whose tool raises, and the agent gives up.
+
+and writes what the framework records, in each form it offers, to tests/data/frameworks/
+(`<framework>-<form>.jsonl`). tests/test_frameworks.py scores every fixture against the cases
+and asserts the verdicts the scenario implies; it needs none of these frameworks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "frameworks"
+
+# The scenario: per case, the model's turns (tool calls, then the final text).
+TURNS: dict[str, list[list[tuple[str, dict[str, str]]] | str]] = {
+    "retry": [
+        [("get_customer", {"customer_id": "C-9"})],
+        [("get_customer", {"customer_id": "C-1"})],
+        "Dana Whitfield is customer C-1.",
+    ],
+    "lookup": [[("get_invoice", {"invoice_id": "I-1"})], "Invoice I-1 is open."],
+    "parallel": [
+        [("get_invoice", {"invoice_id": "I-1"}), ("get_invoice", {"invoice_id": "I-2"})],
+        "Both invoices are open.",
+    ],
+    "raised": [[("get_customer", {"customer_id": "C-404"})], "The customer service is down."],
+}
+PROMPTS = {
+    "retry": "Look up customer C-1.",
+    "lookup": "Is invoice I-1 open?",
+    "parallel": "Are invoices I-1 and I-2 open?",
+    "raised": "Look up customer C-404.",
+}
+CUSTOMERS = {"C-1": {"id": "C-1", "name": "Dana Whitfield"}}
+
+
+class NotFound(Exception):
+    pass
+
+
+def customer(customer_id: str) -> dict[str, str]:
+    """The tools' behaviour, shared by every framework: C-9 is unknown (the agent retries),
+    C-404 makes the service fail (the agent gives up)."""
+    if customer_id == "C-404":
+        raise RuntimeError("customer service unavailable")
+    if customer_id not in CUSTOMERS:
+        raise NotFound(f"customer {customer_id} not found")
+    return CUSTOMERS[customer_id]
+
+
+def invoice(invoice_id: str) -> dict[str, str]:
+    return {"id": invoice_id, "status": "open"}
+
+
+def turn(case: str, done: int) -> list[tuple[str, dict[str, str]]] | str:
+    """The model's next turn in `case`, after `done` turns of tool calls."""
+    return TURNS[case][done]
+
+
+def write(name: str, records: Sequence[Any], *, pretty: str | None = None) -> None:
+    path = OUT / f"{name}.jsonl"
+    if pretty is not None:
+        path.write_text(pretty)
+    else:
+        path.write_text("".join(json.dumps(r, sort_keys=False) + "\n" for r in records))
+    print(f"wrote {path.relative_to(OUT.parent.parent.parent)}", file=sys.stderr)
+
+
+# ------------------------------------------------------------------------------ OpenTelemetry
+
+
+class SpanFile:
+    """An in-memory span exporter: the spans, as the OpenTelemetry SDK exports them."""
+
+    def __init__(self) -> None:
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        self.exporter = InMemorySpanExporter()
+        self.provider = TracerProvider()
+        self.provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+
+    def flat(self) -> list[Any]:
+        """`span.to_json()` of each span on one line, in the order they ended."""
+        return [json.loads(s.to_json(indent=None)) for s in self.exporter.get_finished_spans()]
+
+    def console(self) -> str:
+        """What `ConsoleSpanExporter` writes: `to_json()` (indent 4), one after another."""
+        return "".join(s.to_json() + os.linesep for s in self.exporter.get_finished_spans())
+
+    def tracer(self, name: str = "evalrun.fixtures") -> Any:
+        return self.provider.get_tracer(name)
+
+
+@contextmanager
+def case_span(spans: SpanFile, case: str) -> Iterator[None]:
+    """The one line of glue a span exporter needs: the case id on a span around the run."""
+    with spans.tracer().start_as_current_span("eval case", attributes={"evalrun.case_id": case}):
+        yield
+
+
+# -------------------------------------------------------------------------------- pydantic-ai
+
+
+def pydantic_ai() -> None:
+    from pydantic_ai import Agent, ModelRetry
+    from pydantic_ai.capabilities.instrumentation import Instrumentation
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+    def model_for(case: str) -> FunctionModel:
+        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            done = sum(1 for m in messages if m.kind == "response")
+            step = turn(case, done)
+            if isinstance(step, str):
+                return ModelResponse(parts=[TextPart(step)])
+            return ModelResponse(parts=[ToolCallPart(tool, args) for tool, args in step])
+
+        return FunctionModel(respond)
+
+    def agent(instrument: Any = None) -> Agent[None, str]:
+        capabilities = [Instrumentation(settings=instrument)] if instrument is not None else []
+        a: Agent[None, str] = Agent(capabilities=capabilities, retries=3)
+
+        @a.tool_plain
+        def get_customer(customer_id: str) -> dict[str, str]:
+            """Get a customer."""
+            try:
+                return customer(customer_id)
+            except Exception as e:  # pydantic-ai feeds errors back only as ModelRetry
+                raise ModelRetry(str(e)) from e
+
+        @a.tool_plain
+        def get_invoice(invoice_id: str) -> dict[str, str]:
+            """Get an invoice."""
+            return invoice(invoice_id)
+
+        return a
+
+    wrapped, bare = [], []
+    for case in TURNS:
+        result = agent().run_sync(PROMPTS[case], model=model_for(case))
+        messages = json.loads(result.all_messages_json())
+        wrapped.append({"case_id": case, "messages": messages})
+        bare.append(messages)
+    write("pydantic-ai-messages", wrapped)
+    write("pydantic-ai-messages-bare", bare)
+
+    for version, forms in ((5, ("flat", "console", "metadata")), (2, ("flat",))):
+        for form in forms:
+            spans = SpanFile()
+            settings = InstrumentationSettings(tracer_provider=spans.provider, version=version)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for case in TURNS:
+                    if form == "metadata":
+                        # the case id in the run's metadata: no span of our own
+                        agent(settings).run_sync(
+                            PROMPTS[case], model=model_for(case), metadata={"case_id": case}
+                        )
+                        continue
+                    with case_span(spans, case):
+                        agent(settings).run_sync(PROMPTS[case], model=model_for(case))
+            name = f"pydantic-ai-spans-v{version}-{form}"
+            if form == "console":
+                write(name, [], pretty=spans.console())
+            else:
+                write(name, spans.flat())
+            if version == 5 and form == "flat":
+                # GenAI chat spans alone: what an instrumentation of the model client records
+                # (the model's tool calls in gen_ai.output.messages, the replies in
+                # gen_ai.input.messages), pydantic-ai's own execute_tool spans left out
+                chat = [
+                    s
+                    for s in spans.flat()
+                    if s["attributes"].get("gen_ai.operation.name") != "execute_tool"
+                ]
+                write("genai-chat-spans", chat)
+
+
+# ------------------------------------------------------------------------ OpenAI Agents SDK
+
+
+def openai_agents() -> None:
+    from agents import (
+        Agent,
+        ModelResponse,
+        RunConfig,
+        Runner,
+        function_tool,
+        set_trace_processors,
+        set_tracing_disabled,
+    )
+    from agents.models.interface import Model
+    from agents.tracing.processor_interface import TracingProcessor
+    from agents.usage import Usage
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+
+    class Fake(Model):
+        """The scenario's model: its turns, whatever it is sent."""
+
+        def __init__(self, case: str) -> None:
+            self.case, self.done = case, 0
+
+        async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+            step = turn(self.case, self.done)
+            self.done += 1
+            if isinstance(step, str):
+                text = ResponseOutputText(type="output_text", text=step, annotations=[])
+                output: list[Any] = [
+                    ResponseOutputMessage(
+                        id=f"msg_{self.done}",
+                        type="message",
+                        role="assistant",
+                        status="completed",
+                        content=[text],
+                    )
+                ]
+            else:
+                output = [
+                    ResponseFunctionToolCall(
+                        type="function_call",
+                        id=f"fc_{self.done}_{i}",
+                        call_id=f"call_{self.done}_{i}",
+                        name=tool,
+                        arguments=json.dumps(args),
+                        status="completed",
+                    )
+                    for i, (tool, args) in enumerate(step)
+                ]
+            return ModelResponse(output=output, usage=Usage(), response_id=None)
+
+        def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+
+    @function_tool
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Get a customer."""
+        return customer(customer_id)
+
+    @function_tool
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Get an invoice."""
+        return invoice(invoice_id)
+
+    class Export(TracingProcessor):
+        """The tracing export: each trace and span as `export()` gives it, one a line."""
+
+        def __init__(self) -> None:
+            self.items: list[Any] = []
+
+        def on_trace_start(self, trace: Any) -> None:
+            self.items.append(trace.export())
+
+        def on_trace_end(self, trace: Any) -> None:
+            pass
+
+        def on_span_start(self, span: Any) -> None:
+            pass
+
+        def on_span_end(self, span: Any) -> None:
+            self.items.append(span.export())
+
+        def shutdown(self) -> None:
+            pass
+
+        def force_flush(self) -> None:
+            pass
+
+    def run(case: str, **config: Any) -> Any:
+        agent = Agent(name="billing", tools=[get_customer, get_invoice], model=Fake(case))
+        return Runner.run_sync(agent, PROMPTS[case], run_config=RunConfig(**config))
+
+    # `result.to_input_list()`: Responses items, wrapped with the case id
+    set_tracing_disabled(True)
+    write(
+        "openai-agents-input-list",
+        [{"case_id": case, "input": run(case).to_input_list()} for case in TURNS],
+    )
+    # its own tracing export, the case id in the trace's metadata
+    set_tracing_disabled(False)
+    export = Export()
+    set_trace_processors([export])
+    for case in TURNS:
+        run(case, workflow_name="billing", trace_metadata={"case_id": case})
+    write("openai-agents-tracing", export.items)
+    set_trace_processors([])
+
+    # OpenInference's instrumentation of the SDK (Phoenix): OpenTelemetry spans
+    from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+    spans = SpanFile()
+    instrumentor = OpenAIAgentsInstrumentor()
+    instrumentor.instrument(tracer_provider=spans.provider)
+    for case in TURNS:
+        with case_span(spans, case):
+            run(case, workflow_name="billing")
+    instrumentor.uninstrument()
+    set_trace_processors([])
+    write("openai-agents-openinference", spans.flat())
+
+
+# ---------------------------------------------------------------------- LangGraph, LangChain
+
+
+def langgraph() -> None:
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage, convert_to_openai_messages, messages_to_dict
+    from langchain_core.tools import tool
+    from langgraph.prebuilt import ToolNode, create_react_agent
+
+    class Fake(GenericFakeChatModel):
+        """The scenario's model, with tools bound (create_react_agent binds them)."""
+
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self
+
+    def model(case: str) -> Fake:
+        messages = []
+        for n, step in enumerate(TURNS[case]):
+            if isinstance(step, str):
+                messages.append(AIMessage(content=step))
+            else:
+                calls = [
+                    {"name": t, "args": a, "id": f"call_{n}_{i}", "type": "tool_call"}
+                    for i, (t, a) in enumerate(step)
+                ]
+                messages.append(AIMessage(content="", tool_calls=calls))
+        return Fake(messages=iter(messages))
+
+    @tool
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Get a customer."""
+        return customer(customer_id)
+
+    @tool
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Get an invoice."""
+        return invoice(invoice_id)
+
+    def run(case: str, **config: Any) -> list[Any]:
+        # ToolNode hands a tool's error back to the model ("Error: ... Please fix your mistakes.")
+        tools = ToolNode([get_customer, get_invoice], handle_tool_errors=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            agent = create_react_agent(model(case), tools)
+        state = agent.invoke({"messages": [("user", PROMPTS[case])]}, config=config or None)
+        return list(state["messages"])
+
+    runs = {case: run(case) for case in TURNS}
+    write(
+        "langgraph-openai-messages",
+        [{"case_id": c, "messages": convert_to_openai_messages(m)} for c, m in runs.items()],
+    )
+    write(
+        "langgraph-model-dump",
+        [{"case_id": c, "messages": [x.model_dump() for x in m]} for c, m in runs.items()],
+    )
+    write(
+        "langgraph-messages-to-dict",
+        [{"case_id": c, "messages": messages_to_dict(m)} for c, m in runs.items()],
+    )
+
+    # OpenInference (Phoenix): the case id in the run's metadata, no span of our own
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    spans = SpanFile()
+    LangChainInstrumentor().instrument(tracer_provider=spans.provider)
+    for case in TURNS:
+        run(case, metadata={"case_id": case})
+    LangChainInstrumentor().uninstrument()
+    write("langgraph-openinference", spans.flat())
+
+    # OpenLLMetry (Traceloop)
+    from opentelemetry.instrumentation.langchain import LangchainInstrumentor
+
+    spans = SpanFile()
+    LangchainInstrumentor().instrument(tracer_provider=spans.provider)
+    for case in TURNS:
+        with case_span(spans, case):
+            run(case)
+    LangchainInstrumentor().uninstrument()
+    write("langgraph-openllmetry", spans.flat())
+
+
+# ------------------------------------------------------------------ the OpenAI client alone
+
+
+def openai_client() -> None:
+    import httpx
+    import openai
+
+    def completion(case: str, done: int) -> dict[str, Any]:
+        step = turn(case, done)
+        message: dict[str, Any] = {"role": "assistant", "content": None}
+        if isinstance(step, str):
+            message["content"] = step
+        else:
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{done}_{i}",
+                    "type": "function",
+                    "function": {"name": t, "arguments": json.dumps(a)},
+                }
+                for i, (t, a) in enumerate(step)
+            ]
+        return {
+            "id": f"chatcmpl-{done}",
+            "object": "chat.completion",
+            "created": 1767225600,
+            "model": "gpt-4.1",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "stop" if isinstance(step, str) else "tool_calls",
+                }
+            ],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        }
+
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": name,
+                "parameters": {"type": "object", "properties": {key: {"type": "string"}}},
+            },
+        }
+        for name, key in (("get_customer", "customer_id"), ("get_invoice", "invoice_id"))
+    ]
+
+    def run(case: str) -> None:
+        """A hand-written loop: the client's calls are all an instrumentation sees."""
+        state = {"done": 0}
+
+        def handler(request: httpx.Request) -> httpx.Response:
+            body = completion(case, state["done"])
+            state["done"] += 1
+            return httpx.Response(200, json=body)
+
+        client = openai.OpenAI(
+            api_key="offline", http_client=httpx.Client(transport=httpx.MockTransport(handler))
+        )
+        messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPTS[case]}]
+        while True:
+            reply = client.chat.completions.create(model="gpt-4.1", messages=messages, tools=tools)
+            message = reply.choices[0].message
+            messages.append(message.model_dump(exclude_none=True))
+            if not message.tool_calls:
+                return
+            for call in message.tool_calls:
+                args = json.loads(call.function.arguments)
+                fn = customer if call.function.name == "get_customer" else invoice
+                try:
+                    content = json.dumps(fn(*args.values()))
+                except Exception as e:
+                    content = json.dumps({"error": str(e)})
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+
+    from openinference.instrumentation.openai import OpenAIInstrumentor
+
+    spans = SpanFile()
+    OpenAIInstrumentor().instrument(tracer_provider=spans.provider)
+    for case in TURNS:
+        with case_span(spans, case):
+            run(case)
+    OpenAIInstrumentor().uninstrument()
+    write("openai-client-openinference", spans.flat())
+
+
+# ------------------------------------------------------------------------------------- main
+
+FRAMEWORKS: dict[str, Callable[[], None]] = {
+    "pydantic-ai": pydantic_ai,
+    "openai-agents": openai_agents,
+    "langgraph": langgraph,
+    "openai-client": openai_client,
+}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("frameworks", nargs="*", choices=[*FRAMEWORKS, []], default=[])
+    args = parser.parse_args(argv)
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name in args.frameworks or FRAMEWORKS:
+        FRAMEWORKS[name]()
+    asyncio.set_event_loop(None)
+
+
+if __name__ == "__main__":
+    main()
