@@ -29,12 +29,16 @@ class ToolStats:
     reported_failed_calls: int = 0
     true_failed_calls: int = 0
     false_failures: Counter[str] = field(default_factory=Counter)
+    """Per shape, the calls whose reported failure it explains (a call may show several)."""
+    falsely_failed_calls: int = 0
+    """Calls that fail the reported check and not the true one (explained by some shape)."""
 
     def merge(self, other: ToolStats) -> None:
         self.calls += other.calls
         self.reported_failed_calls += other.reported_failed_calls
         self.true_failed_calls += other.true_failed_calls
         self.false_failures.update(other.false_failures)
+        self.falsely_failed_calls += other.falsely_failed_calls
 
 
 @dataclass
@@ -148,6 +152,8 @@ class Summary:
             if c.true_failed:
                 self.true_failed_calls += 1
                 stats.true_failed_calls += 1
+            if c.shapes:
+                stats.falsely_failed_calls += 1
             for shape in c.shapes:
                 stats.false_failures[shape] += 1
         for shape in r.shapes:

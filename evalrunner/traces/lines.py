@@ -24,6 +24,7 @@ and scanned while it is spooled.
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import json
 import re
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..jsonvalue import RECORD_DEPTH, too_deep
 from ..model import InputError, TraceError
 
 TRACE_SUFFIXES = (".jsonl", ".jsonl.gz")
@@ -411,6 +413,10 @@ class Documents:
         self.stream = stream
         self.head = head
         self.max_line = max_line
+        # A character split between two reads is decoded whole.
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.broken: str | None = None
+        """Why the stream could not be read to its end, if it could not."""
 
     def records(self) -> Iterator[tuple[str, Any]]:
         """(`file:line` where each record starts, Parsed(record)), or a TraceError where the file
@@ -431,19 +437,26 @@ class Documents:
             if not in_array and text[pos] == "[" and line == 1 and not self._seen_any:
                 in_array, pos = True, pos + 1
                 continue
+            where = f"{self.label}:{line}"
             try:
                 value, end = decoder.raw_decode(text, pos)
+            except RecursionError:
+                yield where, TraceError(where, too_deep_message())
+                return
             except ValueError as e:
                 if more and len(text) - pos <= self.max_line:
                     chunk = self._more()
                     more = chunk is not None
                     text, pos = text[pos:] + (chunk or ""), 0
                     continue
-                where = f"{self.label}:{line}"
-                yield where, TraceError(where, f"pretty-printed JSON that cannot be read: {e}")
+                why = self.broken or f"pretty-printed JSON that cannot be read: {e}"
+                yield where, TraceError(where, why)
                 return
             self._seen_any = True
-            yield f"{self.label}:{line}", Parsed(value)
+            if too_deep(value, RECORD_DEPTH):
+                yield where, TraceError(where, too_deep_message())
+            else:
+                yield where, Parsed(value)
             line += text.count("\n", pos, end)
             pos = end
 
@@ -452,13 +465,13 @@ class Documents:
     def _more(self) -> str | None:
         try:
             data = self.stream.read(BLOCK_BYTES)
-        except _READ_ERRORS:
+        except _READ_ERRORS as e:
+            self.broken = f"the file cannot be read past this point: {e}"
             return None
         return self._decode(data) if data else None
 
-    @staticmethod
-    def _decode(data: bytes) -> str:
-        return data.decode("utf-8", errors="replace")
+    def _decode(self, data: bytes) -> str:
+        return str(self.decoder.decode(data, final=not data))
 
 
 def _skip(text: str, pos: int, line: int, also: str) -> tuple[int, int]:
@@ -684,3 +697,10 @@ class _NoClose:
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+
+def too_deep_message() -> str:
+    return (
+        f"the record is nested more than {RECORD_DEPTH} levels deep; evalrun reads records up "
+        f"to {RECORD_DEPTH} levels (skipped)"
+    )

@@ -16,6 +16,7 @@ import orjson
 
 from ..jsonvalue import RECORD_DEPTH, json_kind, too_deep
 from ..model import MISSING, Call, Run, TraceError
+from .lines import too_deep_message
 
 # One pass over a line's bytes tells whether it may hold what orjson reads wrongly or what is too
 # deep to handle: digits map to "0" and "[", "{" to "(" (other bytes stay), so 20 zeros in a row
@@ -48,11 +49,7 @@ def decode(line: bytes, source: str) -> Any:
 
 
 def _too_deep(source: str) -> TraceError:
-    return TraceError(
-        source,
-        f"the record is nested more than {RECORD_DEPTH} levels deep; evalrun reads records up "
-        f"to {RECORD_DEPTH} levels (skipped)",
-    )
+    return TraceError(source, too_deep_message())
 
 
 def _not_json_constant(name: str) -> Any:

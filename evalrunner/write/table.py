@@ -7,6 +7,7 @@ Written for an 80-column terminal, and readable without colour (`NO_COLOR`).
 from __future__ import annotations
 
 import errno
+import json
 import os
 import sys
 import textwrap
@@ -238,18 +239,24 @@ def _shape_table(
 
 def _top_tools(console: Console, s: Summary) -> None:
     ranked = sorted(
-        ((name, st) for name, st in s.by_tool.items() if sum(st.false_failures.values())),
-        key=lambda kv: (-sum(kv[1].false_failures.values()), kv[0]),
+        ((name, st) for name, st in s.by_tool.items() if st.falsely_failed_calls),
+        key=lambda kv: (-kv[1].falsely_failed_calls, kv[0]),
     )[:5]
     if not ranked:
         return
     console.print()
-    console.print("[bold]Tools with the most falsely failed calls[/bold]")
+    # A falsely failed call fails exact-match and not the true check; a tool's true failures can
+    # still outnumber its reported ones (loops and rejected calls exact-match passes).
+    console.print(
+        "[bold]Tools with the most falsely failed calls[/bold] (failed calls: falsely, "
+        "reported, true)"
+    )
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column("tool")
+    table.add_column("tool", overflow="fold")
     table.add_column("calls", justify="right")
-    table.add_column("reported failed", justify="right")
-    table.add_column("true failed", justify="right")
+    table.add_column("falsely", justify="right")
+    table.add_column("reported", justify="right")
+    table.add_column("true", justify="right")
     table.add_column("mostly")
     for name, st in ranked:
         top = max(
@@ -257,7 +264,12 @@ def _top_tools(console: Console, s: Summary) -> None:
             key=lambda k: (st.false_failures[k], -FALSE_FAILURE_SHAPES.index(k)),
         )
         table.add_row(
-            Text(name), _n(st.calls), _n(st.reported_failed_calls), _n(st.true_failed_calls), top
+            Text(name),
+            _n(st.calls),
+            _n(st.falsely_failed_calls),
+            _n(st.reported_failed_calls),
+            _n(st.true_failed_calls),
+            top,
         )
     console.print(table)
 
@@ -348,7 +360,12 @@ def render_run(r: RunResult, console: Console) -> None:
             for d in c.comparison.diffs:
                 console.print(Text("      " + _diff_line(d)))
     for j, step in r.missing:
-        console.print(Text(f"  missing step {j}: {step.tool} {short_json(dict(step.args), 60)}"))
+        # the whole of the args, wrapped under itself between tokens: cut, it would end mid-token
+        args = json.dumps(dict(step.args), ensure_ascii=False, sort_keys=True, default=repr)
+        text = f"missing step {j}: {step.tool} {args}"
+        width = max(console.width - 2, 20)
+        for i, line in enumerate(textwrap.wrap(text, width, break_long_words=False)):
+            console.print(Text(("  " if i == 0 else "      ") + line))
     for e in r.effects:
         if e.ok is not True:
             console.print(Text(f"  effect {e.op} at {e.at or '/'}: {e.status} ({e.detail})"))
