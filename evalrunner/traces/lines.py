@@ -90,10 +90,10 @@ def trace_files(
             found.append(STDIN)
             continue
         p = Path(path)
-        if p.is_file():
+        if p.is_dir():
+            found.extend(_walk(p, skipped, excluded))
+        elif p.exists():  # a file, or a named pipe (`<(zcat runs.gz)`)
             found.append(name)
-        elif p.is_dir():
-            found.extend(f for f in _walk(p, skipped) if _real(f) not in excluded)
         elif p.is_symlink():
             raise InputError(f"trace path {name!r} is a link to nothing ({_link_target(p)})")
         elif not p.exists():
@@ -104,12 +104,10 @@ def trace_files(
                 f"trace file or directory {name!r} does not exist (name a trace file or "
                 f"directory, or - for standard input{hint})"
             )
-        else:
-            raise InputError(f"trace path {name!r} is neither a file nor a directory")
     return found
 
 
-def _walk(root: Path, skipped: list[Skipped] | None) -> list[str]:
+def _walk(root: Path, skipped: list[Skipped] | None, excluded: set[str]) -> list[str]:
     found: list[Path] = []
     try:
         entries = sorted(root.rglob("*"), key=lambda f: f.as_posix())
@@ -123,7 +121,7 @@ def _walk(root: Path, skipped: list[Skipped] | None) -> list[str]:
             if skipped is not None:
                 skipped.append(Skipped(str(f), f"cannot be read ({e.strerror or e})"))
             continue
-        if is_dir:
+        if is_dir or (excluded and _real(f) in excluded):
             continue
         if not is_file:
             if skipped is not None and f.is_symlink():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import weakref
 from collections.abc import Iterable
 from typing import IO, Any
 
@@ -25,8 +26,27 @@ SPOOL_BYTES = 8 * 1024 * 1024
 
 
 def dumps(value: Any) -> bytes:
-    """Deterministic JSON bytes; values that are not JSON (a plugin's output) are written as text."""
-    return orjson.dumps(value, option=JSON_OPTIONS, default=_fallback)
+    """Deterministic JSON bytes; values that are not JSON (a plugin's output) are written as text.
+
+    An integer beyond 64 bits (read exactly from a trace) is written as the number it is: orjson
+    refuses it, so such a value is written again with those integers as raw JSON text.
+    """
+    try:
+        return orjson.dumps(value, option=JSON_OPTIONS, default=_fallback)
+    except TypeError as e:
+        if "64-bit" not in str(e):
+            raise
+        return orjson.dumps(_big_ints(value), option=JSON_OPTIONS, default=_fallback)
+
+
+def _big_ints(value: Any) -> Any:
+    if type(value) is int and not -(2**63) <= value < 2**64:
+        return orjson.Fragment(str(value).encode())
+    if type(value) is dict:
+        return {k: _big_ints(v) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return [_big_ints(v) for v in value]
+    return value
 
 
 def _fallback(value: Any) -> Any:
@@ -34,8 +54,6 @@ def _fallback(value: Any) -> Any:
         return None
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
-    if isinstance(value, int):  # beyond 64 bits: orjson cannot write it as a number
-        return str(value)
     return repr(value)
 
 
@@ -180,6 +198,9 @@ class Elements:
     def __init__(self) -> None:
         self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 (closed by copy_to)
         self.n = 0
+        # A scoring that fails before the writer closes (an input error, an interrupt) lets the
+        # spool go with the writer, its temporary file removed.
+        weakref.finalize(self, self.spool.close)
 
     def add(self, *elements: bytes) -> None:
         if elements:

@@ -1,0 +1,283 @@
+"""evalrun under hostile inputs (issue 14): nothing lost, nothing destroyed, nothing hangs.
+
+Each test failed before its fix: the output destroyed the input, a results file in the traces
+folder was read back forever, one deep line or one huge line took the run down, integers beyond
+64 bits compared equal, a BOM made line 1 unscoreable, names were read as Rich markup, a write
+error or a closed pipe gave a traceback or the threshold's exit code.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalrunner import Reading, TraceError, read_runs
+from evalrunner.cli import app
+from evalrunner.jsonvalue import RECORD_DEPTH
+
+DATA = Path(__file__).parent / "data" / "cli"
+BASE = ["--tools", str(DATA / "tools"), "--cases", str(DATA / "cases")]
+LINES = (DATA / "traces" / "a.jsonl").read_bytes().splitlines(keepends=True)
+EVALRUN = [sys.executable, "-m", "evalrunner"]
+
+
+def score(*args: str):
+    return CliRunner().invoke(app, ["score", *BASE, *args], env={"COLUMNS": "100"})
+
+
+def run_cli(*args: str, stdout: object = subprocess.PIPE):
+    return subprocess.run(
+        [*EVALRUN, "score", *BASE, *args], stdout=stdout, stderr=subprocess.PIPE, timeout=120
+    )
+
+
+# ------------------------------------------------------------------------------ the output
+
+
+def test_an_output_that_is_an_input_is_refused_and_the_input_kept(tmp_path):
+    trace = tmp_path / "a.jsonl"
+    trace.write_bytes(b"".join(LINES))
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(trace)
+    for out in (str(trace), str(tmp_path / "." / "a.jsonl"), str(link)):
+        result = score(str(trace), "-f", "json", "-o", out)
+        assert result.exit_code == 2
+        assert "is one of the inputs" in result.stderr
+    assert trace.read_bytes() == b"".join(LINES)
+
+
+def test_jsonl_output_inside_the_scored_folder_is_never_read_back(tmp_path):
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    (traces / "a.jsonl").write_bytes(b"".join(LINES))
+    out = traces / "results.jsonl"
+    first = score(str(traces), "-f", "jsonl", "-o", str(out))
+    assert first.exit_code == 0, first.output
+    size = out.stat().st_size
+    second = score(str(traces), "-f", "jsonl", "-o", str(out))  # the results file is there now
+    assert second.exit_code == 0, second.output
+    assert out.stat().st_size == size  # the same runs, not the results scored as traces
+    assert "warning" not in second.stderr  # the output being written is no input to speak of
+    # Another results file in the folder is named and left out.
+    out.rename(traces / "old-results.jsonl")
+    third = score(str(traces), "-f", "jsonl", "-o", str(tmp_path / "new.jsonl"))
+    assert third.exit_code == 0, third.output
+    said = f"warning: {traces / 'old-results.jsonl'}: evalrun's own results"
+    assert said in " ".join(third.stderr.split())
+
+
+def test_results_lines_among_traces_are_named_not_scored(tmp_path):
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    (traces / "a.jsonl").write_bytes(b"".join(LINES))
+    results = score(str(traces), "-f", "jsonl").stdout.splitlines()
+    mixed = traces / "b.jsonl"
+    mixed.write_text(LINES[0].decode() + results[0] + "\n")  # a run, then a results record
+    items = list(read_runs([mixed]))
+    assert not isinstance(items[0], TraceError)
+    assert isinstance(items[1], TraceError) and "evalrun results record" in items[1].error
+
+
+def test_a_failed_scoring_leaves_the_previous_output_as_it_was(tmp_path):
+    previous = tmp_path / "prev.json"
+    previous.write_text("the previous results")
+    result = score(str(tmp_path / "no_such_dir"), "-f", "json", "-o", str(previous))
+    assert result.exit_code == 2
+    assert previous.read_text() == "the previous results"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prev.json"]  # no temporary file left
+
+
+def test_an_interrupt_leaves_the_previous_output_and_says_so(tmp_path):
+    previous = tmp_path / "prev.json"
+    previous.write_text("the previous results")
+    fifo = tmp_path / "stdin-never-ends"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(
+        [*EVALRUN, "score", *BASE, str(fifo), "-f", "json", "-o", str(previous)],
+        stderr=subprocess.PIPE,
+    )
+    writer = _open_writer(fifo)  # the reader has it open: scoring has begun
+    os.write(writer, LINES[0])
+    proc.send_signal(2)  # Ctrl-C
+    _, err = proc.communicate(timeout=60)
+    os.close(writer)
+    assert proc.returncode == 130
+    assert b"interrupted" in err
+    assert previous.read_text() == "the previous results"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["prev.json", fifo.name])
+
+
+def _open_writer(fifo: Path, wait: float = 60.0) -> int:
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:  # no reader yet
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def test_a_write_error_is_one_line_and_exit_2():
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    with open("/dev/full", "wb") as full:
+        done = run_cli(str(DATA / "traces"), "-f", "json", stdout=full)
+    assert done.returncode == 2
+    assert done.stderr.decode().strip().splitlines()[-1] == (
+        "error: cannot write the output: No space left on device"
+    )
+    assert b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("fmt", ["table", "jsonl"])
+def test_a_closed_pipe_is_quiet_and_never_exit_1_or_2(tmp_path, fmt):
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(b"".join(LINES) * 3000)  # more than a pipe holds
+    proc = subprocess.Popen(
+        [*EVALRUN, "score", *BASE, str(big), "-f", fmt],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # as `| head -1` does
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141
+    assert b"Traceback" not in err and b"Broken pipe" not in err
+
+
+# ------------------------------------------------------------------------------ the lines
+
+
+def test_a_bom_is_no_part_of_the_first_line(tmp_path):
+    trace = tmp_path / "a.jsonl"
+    trace.write_bytes(b"\xef\xbb\xbf" + b"".join(LINES))
+    items = list(read_runs([trace]))
+    assert not any(isinstance(i, TraceError) and i.source.endswith(":1") for i in items)
+
+
+def test_a_line_longer_than_the_bound_is_reported_and_never_held(tmp_path):
+    trace = tmp_path / "a.jsonl.gz"
+    huge = b'{"case_id": "refund-dana-march", "calls": [], "pad": "' + b"x" * 5_000_000 + b'"}\n'
+    trace.write_bytes(gzip.compress(LINES[0] + huge + LINES[1]))
+    items = list(read_runs([trace], reading=Reading(max_line_bytes=1_000_000)))
+    assert [type(i).__name__ for i in items] == ["Run", "TraceError", "Run"]
+    assert items[1].source.endswith(":2")
+    assert "the line is 5,000,056 bytes, longer than the 1,000,000 evalrun reads" in items[1].error
+    result = score(str(trace), "-f", "json", "--max-line-bytes", "1000000")
+    assert json.loads(result.stdout)["summary"]["unscoreable"] == 1
+
+
+def test_a_deep_line_is_unscoreable_and_the_rest_scored(tmp_path):
+    deep = {"run_id": "deep", "case_id": "refund-dana-march", "calls": []}
+    value: object = "x"
+    for _ in range(300):
+        value = [value]
+    deep["world"] = value
+    trace = tmp_path / "a.jsonl"
+    trace.write_bytes(LINES[0] + json.dumps(deep).encode() + b"\n" + LINES[1])
+    result = score(str(trace), "-f", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert [r["run_id"] for r in doc["runs"]] == ["r1", "r2"]
+    [error] = doc["errors"]
+    assert error["source"].endswith(":2")
+    assert f"nested more than {RECORD_DEPTH} levels deep" in error["error"]
+
+
+def test_integers_beyond_64_bits_are_compared_exactly(tmp_path):
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps({"name": "pay", "parameters": {"type": "object"}}))
+    cases = tmp_path / "cases.json"
+    expected = {"tool": "pay", "args": {"n": 18446744073709551616}}
+    cases.write_text(json.dumps({"id": "c", "accept": [[expected]]}))
+    trace = tmp_path / "a.jsonl"
+    trace.write_text(
+        '{"run_id": "same", "case_id": "c", "calls": [{"tool": "pay", "args": {"n": '
+        "18446744073709551616}}]}\n"
+        '{"run_id": "off-by-one", "case_id": "c", "calls": [{"tool": "pay", "args": {"n": '
+        "18446744073709551617}}]}\n"
+    )
+    result = CliRunner().invoke(
+        app, ["score", str(trace), "--tools", str(tools), "--cases", str(cases), "-f", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert {r["run_id"]: r["verdict"] for r in doc["runs"]} == {
+        "same": "pass",
+        "off-by-one": "fail",
+    }
+    # written as the numbers they are, not as floats or strings
+    assert '"actual":18446744073709551617' in result.stdout
+
+
+def test_links_to_nothing_under_a_traces_folder_are_named(tmp_path):
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    (traces / "a.jsonl").write_bytes(b"".join(LINES))
+    (traces / "gone.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
+    (traces / "loop.jsonl").symlink_to(traces / "loop.jsonl")
+    result = score(str(traces), "-f", "json")
+    assert result.exit_code == 0, result.output
+    warnings = json.loads(result.stdout)["warnings"]
+    assert any(w.startswith(f"{traces / 'gone.jsonl'}: a link to nothing") for w in warnings)
+    assert any(w.startswith(f"{traces / 'loop.jsonl'}:") for w in warnings)
+
+
+# ------------------------------------------------------------------------------ markup
+
+
+def test_names_are_printed_as_written_never_as_markup(tmp_path):
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "tools" / "t.json").write_text(
+        json.dumps(
+            [
+                {
+                    "name": "pay[/]",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"amt[bold]": {"type": "string", "x-eval-norm": "casefold"}},
+                    },
+                },
+                {"name": "get[v2]", "parameters": {"type": "object"}},
+            ]
+        )
+    )
+    case = "[link=http://evil]c"
+    steps = [{"tool": "pay[/]", "args": {"amt[bold]": "A"}}, {"tool": "get[v2]", "args": {}}]
+    (tmp_path / "cases" / "c.json").write_text(json.dumps({"id": case, "accept": [steps]}))
+    runs = [
+        {
+            "run_id": "[/]r-1",
+            "case_id": case,
+            "calls": [
+                {"tool": "pay[/]", "args": {"amt[bold]": "a"}},
+                {"tool": "get[v2]", "args": {}},
+            ],
+        },
+        {"run_id": "[red]r-2", "case_id": case, "calls": [{"tool": "get[v2]", "args": {}}]},
+    ]
+    trace = tmp_path / "a.jsonl"
+    trace.write_text("".join(json.dumps(r) + "\n" for r in runs))
+    args = [
+        "score",
+        str(trace),
+        "--tools",
+        str(tmp_path / "tools"),
+        "--cases",
+        str(tmp_path / "cases"),
+    ]
+    result = CliRunner().invoke(app, [*args, "--show", "failures"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    for written in ("pay[/]", "amt[bold]", "get[v2]", "[red]r-2", "[link=http://evil]c"):
+        assert written in result.stdout, written
