@@ -114,6 +114,9 @@ class RunResult(NamedTuple):
     effects: tuple[EffectResult, ...]
     suspects: tuple[tuple[str, str, str], ...]
     """(tool, parameter, normalizer) for runs that matched only through a rule and failed an effect."""
+    internal_error: str | None = None
+    """A verdict the grader cannot explain, which is a bug of the grader (a false failure without
+    a shape): the summary reports it as an internal error. None for every run graded right."""
 
 
 class _CallsGrade(NamedTuple):
@@ -497,6 +500,14 @@ def _finish(run_id: str, source: str, case: Case, graded: _CallsGrade, world: An
         )
         found = {primary} | ({"effect_failed"} if not effects_ok else set())
         shapes = tuple(s for s in FALSE_PASS_SHAPES if s in found)
+    internal_error = None
+    if verdict == "false_failure" and not shapes:
+        # SPEC: every false failure carries a shape. Should one ever lack it, say so loudly.
+        labels = " ".join(f"{c.tool}:{c.label}" for c in graded.calls)
+        internal_error = (
+            "internal error: a false failure without a shape (please report it): "
+            f"case {case.id!r}, matched sequence #{matched}, calls {labels}"
+        )
     return RunResult(
         run_id,
         case.id,
@@ -512,6 +523,7 @@ def _finish(run_id: str, source: str, case: Case, graded: _CallsGrade, world: An
         graded.missing,
         effects,
         graded.suspects if matched is not None and not effects_ok else (),
+        internal_error,
     )
 
 
@@ -749,7 +761,9 @@ def _false_failure_shapes(
     if len(live) < len(calls):
         seq = cp.seqs[matched]
         kept, _ = _drop_repeats(calls, seq, same)  # errored attempts kept as ordinary calls
-        if not _matches(kept, seq, mode, same):
+        if not _matches(kept, seq, mode, same) or _reported(live, cp.seqs[0], mode):
+            # Needed for the match, or they cost the reported check its pass: exact-match took
+            # the rejected call for the step and dropped the successful retry as a repeat.
             found.add("errored_attempt")
     for r in labels:
         if r.label in ("equivalent", "repeat") and r.comparison is not None:

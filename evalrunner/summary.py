@@ -63,6 +63,11 @@ class Summary:
     """Per shape, the earliest run that shows it, with the difference to read."""
     errors: list[tuple[Order, str, str]] = field(default_factory=list)
     """The earliest unscoreable lines: (order, file:line, reason); all of them are counted."""
+    internal_errors: int = 0
+    """Runs the grader scored but could not explain (`RunResult.internal_error`): a bug of the
+    grader, never of the input. Counted apart from unscoreable lines; none in a correct grader."""
+    internal: list[tuple[Order, str, str]] = field(default_factory=list)
+    """The earliest internal errors: (order, file:line, message)."""
 
     @classmethod
     def for_tools(cls, tools: Mapping[str, Tool]) -> Summary:
@@ -85,6 +90,11 @@ class Summary:
 
     def add_run(self, r: RunResult, order: Order) -> None:
         self.runs += 1
+        if r.internal_error is not None:
+            self.internal_errors += 1
+            self.internal.append((order, r.source, r.internal_error))
+            if len(self.internal) > 2 * MAX_ERROR_EXAMPLES:
+                self.internal = sorted(self.internal)[:MAX_ERROR_EXAMPLES]
         self.verdicts[r.verdict] += 1
         if not r.reported_pass:
             self.reported_failed_runs += 1
@@ -147,6 +157,7 @@ class Summary:
             "effects_checked",
             "effects_failed",
             "effects_unverified",
+            "internal_errors",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name in ("verdicts", "false_failures", "false_passes", "suspects"):
@@ -158,11 +169,13 @@ class Summary:
             if known is None or order < known[0]:
                 self.examples[shape] = (order, ex)
         self.errors = sorted(self.errors + other.errors)[:MAX_ERROR_EXAMPLES]
+        self.internal = sorted(self.internal + other.internal)[:MAX_ERROR_EXAMPLES]
         return self
 
     def finish(self) -> Summary:
         """Trim the kept errors to the earliest ones (add() keeps a little slack)."""
         self.errors = sorted(self.errors)[:MAX_ERROR_EXAMPLES]
+        self.internal = sorted(self.internal)[:MAX_ERROR_EXAMPLES]
         return self
 
     # ---------------------------------------------------------------------------------- output
@@ -176,8 +189,8 @@ class Summary:
         return round(failed / total, 4) if total else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        """The summary object of SPEC "Results JSON"."""
-        return {
+        """The summary object of SPEC "Results JSON" (with `internal_errors` when there are any)."""
+        out = {
             "runs": self.runs,
             "calls": self.calls,
             "lines": self.lines,
@@ -223,6 +236,12 @@ class Summary:
             ],
             "examples": {shape: ex for shape, (_, ex) in sorted(self.examples.items())},
         }
+        if self.internal_errors:
+            out["internal_errors"] = {
+                "count": self.internal_errors,
+                "errors": [{"source": src, "error": e} for _, src, e in self.internal],
+            }
+        return out
 
 
 # ---------------------------------------------------------------------------------- examples
