@@ -613,18 +613,21 @@ def _redundant(live: list[_C], seq: _Seq, same: Same) -> dict[int, int]:
 
 def _kinds(calls: list[_C], seq: _Seq, same: Same) -> list[list[int]]:
     """How each call fits each step of `seq`: FIT_EXACT, FIT_EQUIVALENT or FIT_NONE."""
-    table = []
-    for c in calls:
-        row = []
-        for s in seq.items:
-            if c.exact == s.exact:
-                row.append(FIT_EXACT)
-            elif c.eq == s.eq or (same is not None and same(c, s)):
-                row.append(FIT_EQUIVALENT)
-            else:
-                row.append(FIT_NONE)
-        table.append(row)
-    return table
+    if same is None:
+        return [
+            [
+                FIT_EXACT if c.exact == se else FIT_EQUIVALENT if c.eq == s else FIT_NONE
+                for s, se in zip(seq.eq, seq.exact)
+            ]
+            for c in calls
+        ]
+    return [
+        [
+            FIT_EXACT if c.exact == s.exact else FIT_EQUIVALENT if same(c, s) else FIT_NONE
+            for s in seq.items
+        ]
+        for c in calls
+    ]
 
 
 def _alignment(
@@ -634,7 +637,14 @@ def _alignment(
     kept, dropped = _drop_repeats(live, seq, same)
     limit = len(seq.steps) if mode == "prefix" else len(kept)
     candidates = [c for c in kept[:limit] if c.call.malformed is None and c.index not in redundant]
-    pairs = align(_kinds(candidates, seq, same), len(seq.items), ordered=mode in ORDERED_MODES)
+    ordered = mode in ORDERED_MODES
+    if (
+        ordered
+        and len(candidates) == len(seq.eq)
+        and all(c.eq == s for c, s in zip(candidates, seq.eq))
+    ):
+        return kept, dropped, [(c.index, j) for j, c in enumerate(candidates)]  # all in order
+    pairs = align(_kinds(candidates, seq, same), len(seq.items), ordered=ordered)
     return kept, dropped, [(candidates[i].index, j) for i, j in pairs]
 
 

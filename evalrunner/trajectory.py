@@ -111,23 +111,25 @@ def _align_ordered(kinds: Sequence[Sequence[int]], n: int, m: int) -> list[tuple
     # Python's integers keep every bit of it.
     exact_bonus = 1 << n
     pair_bonus = exact_bonus * (m + 1)
-
-    def worth(i: int, kind: int) -> int:
-        return pair_bonus + (exact_bonus if kind == FIT_EXACT else 0) + (1 << (n - 1 - i))
-
+    # worth[i][kind]: what pairing call i at that fit adds
+    worth = [
+        (0, pair_bonus + (1 << (n - 1 - i)), pair_bonus + exact_bonus + (1 << (n - 1 - i)))
+        for i in range(n)
+    ]
     # best[i][j]: the best score for calls[i:] against steps[j:]
     best = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
-        row, below, fit = best[i], best[i + 1], kinds[i]
+        row, below, fit, gain = best[i], best[i + 1], kinds[i], worth[i]
         for j in range(m - 1, -1, -1):
-            score = max(below[j], row[j + 1])
-            if fit[j]:
-                score = max(score, worth(i, fit[j]) + below[j + 1])
+            score = below[j] if below[j] > row[j + 1] else row[j + 1]
+            kind = fit[j]
+            if kind and gain[kind] + below[j + 1] > score:
+                score = gain[kind] + below[j + 1]
             row[j] = score
     pairs, i, j = [], 0, 0
     while i < n and j < m:
         kind = kinds[i][j]
-        if kind and best[i][j] == worth(i, kind) + best[i + 1][j + 1]:
+        if kind and best[i][j] == worth[i][kind] + best[i + 1][j + 1]:
             pairs.append((i, j))
             i, j = i + 1, j + 1
         elif best[i][j] == best[i + 1][j]:
