@@ -7,6 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from evalrunner.cases import parse_case
+from evalrunner.model import Run
 from evalrunner.norms import BUILTINS
 from evalrunner.score import Grader, RunResult
 from evalrunner.summary import Summary
@@ -15,7 +16,14 @@ from evalrunner.traces import parse_record
 
 from .strategies import grading_worlds
 
-EXAMPLES = 600
+EXAMPLES = 300
+
+VERDICT = {
+    (True, True): "pass",
+    (False, False): "fail",
+    (False, True): "false_failure",
+    (True, False): "false_pass",
+}
 
 
 def build(world):
@@ -25,29 +33,16 @@ def build(world):
     return Grader(tools, {case.id: case}, registry=BUILTINS), case, records
 
 
-def graded(world):
-    grader, case, records = build(world)
-    for n, record in enumerate(records):
-        result = grader.grade_record(record, f"runs.jsonl:{n + 1}")
-        assert isinstance(result, RunResult)
-        yield grader, case, parse_record(record, f"runs.jsonl:{n + 1}"), result
-
-
-@settings(max_examples=EXAMPLES, deadline=None)
-@given(world=grading_worlds())
-def test_every_false_failure_carries_a_shape(world):
+def every_false_failure_carries_a_shape(r: RunResult) -> None:
     """SPEC "Shapes": a false failure without a shape is a bug of the scorer."""
-    for _, _, _, r in graded(world):
-        assert r.internal_error is None, r.internal_error
-        if r.verdict == "false_failure":
-            assert r.shape is not None and r.shapes and r.shape == r.shapes[0]
-        if r.verdict == "false_pass":
-            assert r.shape is not None
+    assert r.internal_error is None, r.internal_error
+    if r.verdict == "false_failure":
+        assert r.shape is not None and r.shapes and r.shape == r.shapes[0]
+    if r.verdict == "false_pass":
+        assert r.shape is not None
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
-@given(world=grading_worlds())
-def test_a_reported_pass_satisfies_rule_1(world):
+def a_reported_pass_satisfies_rule_1(grader: Grader, run: Run, r: RunResult) -> None:
     """A rule only widens equality: when exact-match passes a run, the true check's rule 1 holds
     too, unless something rule 1 must see and exact-match cannot explains it: an errored attempt
     (exact-match counts it as the step; `rejected_call`) or a loop (exact-match drops an exact
@@ -55,13 +50,43 @@ def test_a_reported_pass_satisfies_rule_1(world):
 
     Runs with a call to a repeatable tool are left out: there SPEC drops a later call equivalent
     to an earlier one even when exact-match used that later call for its step (steps `[B, poll]`,
-    calls `[poll~, B, poll]` under `contains`), which is SPEC's reading, not a rule's."""
-    for grader, _, run, r in graded(world):
-        if not r.reported_pass or any(c.errored for c in run.calls):
-            continue
-        if any(grader.plan(c.tool).repeatable for c in run.calls):
-            continue
-        assert r.accepted is not None or any(c.label == "redundant" for c in r.calls)
+    calls `[poll~, B, poll]` under `contains`), which is SPEC's reading, not a rule's
+    (docs/semantics.md, "Shapes")."""
+    if not r.reported_pass or any(c.errored for c in run.calls):
+        return
+    if any(grader.plan(c.tool).repeatable for c in run.calls):
+        return
+    assert r.accepted is not None or any(c.label == "redundant" for c in r.calls)
+
+
+def labels_agree_with_their_comparisons(r: RunResult) -> None:
+    """What a label says of a call is what comparing it says: `exact` is JSON-equal to its step,
+    `equivalent` is equivalent and not equal, a dropped `repeat` is equivalent to the call it
+    repeats; and the verdict is a function of the two checks."""
+    assert VERDICT[(r.reported_pass, r.true_pass)] == r.verdict
+    for c in r.calls:
+        if c.label == "exact":
+            assert c.comparison is not None and c.comparison.exact
+        elif c.label in ("equivalent", "repeat"):
+            assert c.comparison is not None and c.comparison.equal
+            assert c.label == "repeat" or not c.comparison.exact
+        if c.label in ("repeat", "redundant"):
+            assert c.repeats is not None and c.repeats < c.index
+            assert r.calls[c.repeats].tool == c.tool
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(world=grading_worlds())
+def test_laws_of_every_graded_run(world):
+    """Every false failure carries a shape; a reported pass satisfies rule 1; labels agree with
+    their comparisons. One generated world checks all three (each a function above)."""
+    grader, _, records = build(world)
+    for n, record in enumerate(records):
+        r = grader.grade_record(record, f"runs.jsonl:{n + 1}")
+        assert isinstance(r, RunResult)
+        every_false_failure_carries_a_shape(r)
+        a_reported_pass_satisfies_rule_1(grader, parse_record(record, "-"), r)
+        labels_agree_with_their_comparisons(r)
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
@@ -70,43 +95,18 @@ def test_the_fast_paths_and_the_general_path_agree(world):
     """Exactly-canonical runs (`_CasePlan.exactly_canonical`), memoized grades and runs graded by
     canonical keys give what grading every run pairwise gives."""
     grader, case, records = build(world)
+    fresh = Grader(grader.tools, grader.cases, registry=BUILTINS)
+    cp = grader._case_plan(case)
     canonical = {"run_id": "canonical", "case_id": case.id, "calls": world[1]["accept"][0]}
-    for n, record in enumerate([*records, canonical, *records]):
+    for n, record in enumerate([*records, canonical, *records]):  # the second time from the memo
         run = parse_record(record, f"runs.jsonl:{n + 1}")
         fast = grader._grade_calls(run.calls, case, None)
-        cp = grader._case_plan(case)
         calls = grader._prepare(run.calls, None)
         grader._canonical_keys(calls)
         assert fast == grader._grade_prepared(calls, cp, keys=False), record
-        fresh = Grader(grader.tools, grader.cases, registry=BUILTINS)
         assert grader.grade_record(record, "a:1") == fresh.grade(parse_record(record, "a:1"))
         if record is canonical:
             assert fast is cp.exactly_canonical
-
-
-@settings(max_examples=EXAMPLES, deadline=None)
-@given(world=grading_worlds())
-def test_labels_agree_with_their_comparisons(world):
-    """What a label says of a call is what comparing it says: `exact` is JSON-equal to its step,
-    `equivalent` is equivalent and not equal, a dropped `repeat` is equivalent to the call it
-    repeats, and the verdict is a function of the two checks."""
-    table = {
-        (True, True): "pass",
-        (False, False): "fail",
-        (False, True): "false_failure",
-        (True, False): "false_pass",
-    }
-    for _, _, _, r in graded(world):
-        assert table[(r.reported_pass, r.true_pass)] == r.verdict
-        for c in r.calls:
-            if c.label == "exact":
-                assert c.comparison is not None and c.comparison.exact
-            elif c.label in ("equivalent", "repeat"):
-                assert c.comparison is not None and c.comparison.equal
-                assert c.label == "repeat" or not c.comparison.exact
-            if c.label in ("repeat", "redundant"):
-                assert c.repeats is not None and c.repeats < c.index
-                assert r.calls[c.repeats].tool == c.tool
 
 
 def test_a_false_failure_without_a_shape_is_reported_loudly(monkeypatch):

@@ -65,7 +65,7 @@ def _score(kinds, pairs, ordered):
     return (len(pairs), exact, tuple(-i for i in calls) if ordered else -sum(calls))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(table=tables(), ordered=st.booleans())
 def test_align_is_the_best_alignment_with_the_earliest_calls(table, ordered):
     m, kinds = table
@@ -104,7 +104,7 @@ def _brute_matches(n, m, fits, mode):
     return any(all(fits(i, j) for j, i in enumerate(calls)) for calls in choices)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(table=tables(), mode=st.sampled_from(MODES))
 def test_matches_by_any_relation(table, mode):
     m, kinds = table
