@@ -420,3 +420,41 @@ def test_defaults_restated_stay_equivalent(a):
         cmp(a, b).equal
         == cmp({k: v for k, v in a.items() if k not in ("limit", "cursor")}, a).equal
     )
+
+
+def test_a_plugin_rule_is_compared_pairwise_unless_it_says_it_may_not_be():
+    """A plugin may read values by type (`1` apart from `1.0`): unless it declares `json_stable`,
+    its tools' calls are compared pairwise, JSON equality first."""
+    from evalrunner.norms import Normalizer
+
+    def by_type(value):
+        return [type(value).__name__, value]
+
+    registry = {
+        **BUILTINS,
+        "by_type": Normalizer("by_type", "encoding", by_type, "reads values by type"),
+        "stable": Normalizer("stable", "encoding", lambda v: v, "as it is", json_stable=True),
+    }
+    for name, pairwise in (("by_type", True), ("stable", False)):
+        tool = parse_tool(
+            {"name": "t", "parameters": {"properties": {"v": {"x-eval-norm": name}}}}, "x"
+        )
+        plan = ToolPlan.compile(tool, registry)
+        assert plan.pairwise is pairwise
+    plan = ToolPlan.compile(
+        parse_tool(
+            {
+                "name": "t",
+                "parameters": {
+                    "properties": {
+                        "v": {"x-eval-norm": "by_type"},
+                        "n": {"x-eval-norm": "casefold"},
+                    }
+                },
+            },
+            "x",
+        ),
+        registry,
+    )
+    assert plan.compare({"v": 1, "n": "A"}, {"v": 1.0, "n": "a"}).equal
+    assert plan.key({"v": 1}) != plan.key({"v": 1.0})
