@@ -385,8 +385,8 @@ BUILTINS: dict[str, Normalizer] = {
             "integer cents: a JSON float or decimal string is major units, an integer is cents",
             applies_to=("number", "integer", "string"),
         ),
-        # Not json_stable, nor `number`: a whole float past 2**53 is read from its shortest text, the
-        # equal integer by value (`4.611686018427388e18` -> ...388000, `2**62` -> ...387904).
+        # Not json_stable, nor `number`: a whole float past 2**53 is read from its shortest text,
+        # the equal integer by value (`4.611686018427388e18` -> ...388000, `2**62` -> ...387904).
         Normalizer(
             "duration_secs",
             "encoding",

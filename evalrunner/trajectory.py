@@ -91,10 +91,10 @@ def matching_size(n: int, m: int, fits: Fits) -> int:
 def align(kinds: Sequence[Sequence[int]], m: int, *, ordered: bool) -> list[tuple[int, int]]:
     """The best pairing (call index, step index) of calls and the `m` steps they fit.
 
-    `kinds[i][j]` says how call i fits step j: FIT_NONE, FIT_EQUIVALENT or FIT_EXACT. Best is the most pairs,
-    then the most exact pairs, then the earliest calls (SPEC "Precise readings"): `ordered`, in
-    order (a longest common subsequence), the lexicographically smallest list of call indices;
-    otherwise an optimal assignment, the smallest sum of call indices.
+    `kinds[i][j]` says how call i fits step j: FIT_NONE, FIT_EQUIVALENT or FIT_EXACT. Best is the
+    most pairs, then the most exact pairs, then the earliest calls (SPEC "Precise readings"):
+    `ordered`, in order (a longest common subsequence), the lexicographically smallest list of
+    call indices; otherwise an optimal assignment, the smallest sum of call indices.
     """
     if ordered:
         return _align_ordered(kinds, len(kinds), m)
@@ -111,7 +111,7 @@ def _align_ordered(kinds: Sequence[Sequence[int]], n: int, m: int) -> list[tuple
     # Python's integers keep every bit of it.
     exact_bonus = 1 << n
     pair_bonus = exact_bonus * (m + 1)
-    # worth[i][kind]: what pairing call i at that fit adds
+    # worth[i][kind]: what pairing call i at that fit adds (FIT_EQUIVALENT is 1, FIT_EXACT 2)
     worth = [
         (0, pair_bonus + (1 << (n - 1 - i)), pair_bonus + exact_bonus + (1 << (n - 1 - i)))
         for i in range(n)
