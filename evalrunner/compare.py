@@ -5,9 +5,12 @@ the declared defaults are normalized per parameter, and a parameter present on o
 dropped when its value equals the declared default. Rules nest: the rules inside a value (its
 properties', its items') apply before the value's own rule.
 
-That makes equivalence the equality of one canonical form per argument object (`ToolPlan.key`), so
-grading can match calls by hashing. The explanation (`ToolPlan.compare`) walks both sides and names
-every difference: which parameter, raw and normalized, and which rule absorbed it.
+The relation is pairwise (`equivalent`), node by node, JSON equality first. Where every rule reads
+JSON-equal values alike it is the equality of one canonical form per argument object
+(`ToolPlan.key`), so grading can match calls by hashing; where one does not (`money_cents` reads
+`25` as cents and `25.0` as units) it is not transitive, and grading asks `ToolPlan.equivalent`
+(docs/semantics.md, "Equivalence"). The explanation (`ToolPlan.compare`) walks both sides the same
+way and names every difference: which parameter, raw and normalized, and which rule absorbed it.
 """
 
 from __future__ import annotations
@@ -82,6 +85,9 @@ class Node:
     default_norm: Any = MISSING
     active: bool = False
     """A rule or a default at or below this node; when False, normalizing is the identity."""
+    stable: bool = True
+    """Every rule at or below this node reads JSON-equal values alike (`Rule.json_stable`), so
+    that equivalence below it is the equality of normal forms."""
 
 
 def compile_param(param: Param, registry: Mapping[str, Normalizer], where: str) -> Node:
@@ -99,8 +105,19 @@ def compile_param(param: Param, registry: Mapping[str, Normalizer], where: str) 
         or any(c.active or c.default is not MISSING for c in props.values())
         or (items is not None and items.active)
     )
+    stable = (
+        (rule is None or rule.json_stable)
+        and all(c.stable for c in props.values())
+        and (items is None or items.stable)
+    )
     node = Node(
-        param=param, rule=rule, props=props, items=items, default=param.default, active=active
+        param=param,
+        rule=rule,
+        props=props,
+        items=items,
+        default=param.default,
+        active=active,
+        stable=stable,
     )
     if param.default is not MISSING:
         node = replace(node, default_norm=normalize(param.default, node))
@@ -136,10 +153,45 @@ def normalize(value: Any, node: Node) -> Any:
     return value
 
 
+def equivalent(a: Any, e: Any, node: Node) -> bool:
+    """Whether `a` and `e` mean the same under `node` (docs/semantics.md, "Equivalence").
+
+    JSON-equal values are equivalent; else a value with its own rule compares the rule's forms of
+    its inner-normalized sides; an object without one, property by property (a property on one
+    side only must be equivalent to its declared default); a list without one, item by item.
+    Equal normal forms always mean equivalent values; the converse holds where `node.stable`.
+    """
+    if json_eq(a, e):
+        return True
+    if not node.active:
+        return False
+    rule = node.rule
+    if rule is not None:
+        return json_eq(rule.apply(_inner(a, node))[0], rule.apply(_inner(e, node))[0])
+    if type(a) is dict and type(e) is dict:
+        props = node.props
+        for k in a.keys() | e.keys():
+            child = props.get(k)
+            if k in a and k in e:
+                if not (json_eq(a[k], e[k]) if child is None else equivalent(a[k], e[k], child)):
+                    return False
+            elif (
+                child is None
+                or child.default is MISSING
+                or not equivalent(a[k] if k in a else e[k], child.default, child)
+            ):
+                return False
+        return True
+    if type(a) is list and type(e) is list and node.items is not None and len(a) == len(e):
+        items = node.items
+        return all(equivalent(x, y, items) for x, y in zip(a, e))
+    return False
+
+
 class ToolPlan:
     """One tool compiled once for grading: canonical keys for hashing, and explanations."""
 
-    __slots__ = ("active", "has_norms", "name", "repeatable", "root", "tool")
+    __slots__ = ("active", "has_norms", "name", "pairwise", "repeatable", "root", "tool")
 
     def __init__(self, tool: Tool | None, name: str, root: Node) -> None:
         self.tool = tool
@@ -148,6 +200,9 @@ class ToolPlan:
         self.repeatable = tool.repeatable if tool is not None else False
         self.active = root.active
         self.has_norms = tool is not None and bool(tool.norm_params)
+        self.pairwise = not root.stable
+        """Some rule of the tool may read JSON-equal values apart: equal keys still mean
+        equivalent calls, but calls with different keys may be equivalent too (`equivalent`)."""
 
     @classmethod
     def compile(cls, tool: Tool, registry: Mapping[str, Normalizer]) -> ToolPlan:
@@ -163,8 +218,12 @@ class ToolPlan:
         return normalize(args, self.root) if self.active else args
 
     def key(self, args: Any) -> Any:
-        """Equal keys exactly when the arguments are equivalent."""
+        """Equal keys mean equivalent arguments; unless `pairwise`, the converse holds too."""
         return canon_key(normalize(args, self.root) if self.active else args)
+
+    def equivalent(self, actual: Any, expected: Any) -> bool:
+        """`compare(actual, expected).equal`, without the explanation."""
+        return equivalent(actual, expected, self.root)
 
     def compare(self, actual: Any, expected: Any) -> Comparison:
         """Equivalent or not, with every difference explained."""
@@ -191,67 +250,70 @@ def args_equivalent(
 
 
 # --------------------------------------------------------------------------------- explanation
+#
+# `_explain` is `equivalent` that also says why: it takes the same branches in the same order, so
+# `compare(a, e).equal == equivalent(a, e)` (tests/test_compare.py checks it on generated values).
 
 
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
+def _blank(node: Node) -> Node:
+    """The node of a list's items when the schema declares none: compared as they are."""
+    return Node(param=Param(path=f"{node.param.path}[]", schema={}))
+
+
 def _explain(a: Any, e: Any, node: Node, path: str, out: list[Diff]) -> bool:
     """Append how `a` and `e` differ under `node`; True when they are equivalent."""
     if json_eq(a, e):
         return True
-    ia, ie = _inner(a, node), _inner(e, node)
-    fa, fe, note = ia, ie, None
-    if node.rule is not None:
-        fa, note_a = node.rule.apply(ia)
-        fe, note_e = node.rule.apply(ie)
-        note = "; ".join(n for n in (note_a, note_e) if n) or None
-    if not json_eq(fa, fe):
-        before = len(out)
-        if (
-            node.rule is None
-            and _explain_parts(a, e, node, path, out, equal=False)
-            and any(d.kind == "mismatch" for d in out[before:])
-        ):
-            return False
-        out.append(
-            Diff(
-                path,
-                node.param.path,
-                "mismatch",
-                None,
-                node.rule.name if node.rule else None,
-                a,
-                e,
-                fa,
-                fe,
-                note,
-            )
-        )
+    rule = node.rule
+    if rule is None:
+        # No rule of its own: the value is equal part by part (a property equal before
+        # normalizing is equal, whatever its siblings' rules read). `{"amount": 25, "note": "A"}`
+        # and `{"amount": 25.0, "note": "a"}` are equal, though their normal forms differ.
+        if type(a) is dict and type(e) is dict:
+            equal = True
+            for k in sorted(a.keys() | e.keys()):
+                equal = _explain_property(a, e, k, node, path, out, equal=False) and equal
+            return equal
+        if type(a) is list and type(e) is list and len(a) == len(e):
+            items = node.items or _blank(node)
+            equal = True
+            for i, (x, y) in enumerate(zip(a, e)):
+                equal = _explain(x, y, items, f"{path}[{i}]", out) and equal
+            return equal
+        fa, fe = _inner(a, node), _inner(e, node)
+        out.append(Diff(path, node.param.path, "mismatch", None, None, a, e, fa, fe))
         return False
-    if node.rule is not None and not json_eq(ia, ie):
-        out.append(
-            Diff(path, node.param.path, "absorbed", node.rule.cls, node.rule.name, a, e, fa, fe)
-        )
-    _explain_parts(a, e, node, path, out, equal=True, reordered=not json_eq(ia, ie))
+    ia, ie = _inner(a, node), _inner(e, node)
+    fa, note_a = rule.apply(ia)
+    fe, note_e = rule.apply(ie)
+    if not json_eq(fa, fe):
+        note = "; ".join(n for n in (note_a, note_e) if n) or None
+        out.append(Diff(path, node.param.path, "mismatch", None, rule.name, a, e, fa, fe, note))
+        return False
+    reordered = not json_eq(ia, ie)
+    if reordered:
+        out.append(Diff(path, node.param.path, "absorbed", rule.cls, rule.name, a, e, fa, fe))
+    _explain_parts(a, e, node, path, out, reordered=reordered)
     return True
 
 
 def _explain_parts(
-    a: Any, e: Any, node: Node, path: str, out: list[Diff], *, equal: bool, reordered: bool = False
-) -> bool:
-    """Explain the properties or items of two objects or lists; True if anything was appended.
+    a: Any, e: Any, node: Node, path: str, out: list[Diff], *, reordered: bool
+) -> None:
+    """The differences inside two values the node's own rule made equal.
 
-    In an equivalent pair (`equal`), a part that differs without explanation was absorbed by the
-    value's own rule (recorded by the caller), so it is left out.
+    A part that differs without explanation was absorbed by that rule (recorded by the caller), so
+    only the parts that are themselves equivalent are explained, for the shapes they contribute.
     """
-    before = len(out)
     if type(a) is dict and type(e) is dict:
-        for k in sorted(set(a) | set(e)):
-            _explain_property(a, e, k, node, path, out, equal=equal)
+        for k in sorted(a.keys() | e.keys()):
+            _explain_property(a, e, k, node, path, out, equal=True)
     elif type(a) is list and type(e) is list:
-        items = node.items or Node(param=Param(path=f"{node.param.path}[]", schema={}))
+        items = node.items or _blank(node)
         if reordered:  # the list's own rule reordered it: pair elements by their normal form
             pairs = _pairs_by_form(
                 [normalize(x, items) for x in a], [normalize(x, items) for x in e]
@@ -259,12 +321,11 @@ def _explain_parts(
         elif len(a) == len(e):
             pairs = list(zip(range(len(a)), range(len(e))))
         else:
-            return False
+            return
         for i, j in pairs:
             sub: list[Diff] = []
-            if _explain(a[i], e[j], items, f"{path}[{i}]", sub) or not equal:
+            if _explain(a[i], e[j], items, f"{path}[{i}]", sub):
                 out.extend(sub)
-    return len(out) > before
 
 
 def _explain_property(
@@ -276,30 +337,38 @@ def _explain_property(
     out: list[Diff],
     *,
     equal: bool,
-) -> None:
+) -> bool:
+    """Explain property `k`; True when it is equivalent on both sides.
+
+    `equal`: the object's own rule already made the objects equal, so a difference here that is
+    not itself equivalent is left out (the rule absorbed it).
+    """
     child = node.props.get(k)
     here = _join(path, k)
     in_a, in_e = k in a, k in e
     if child is None:  # a property the schema does not declare: compared as it is
-        if (in_a and in_e and json_eq(a[k], e[k])) or equal:
-            return
-        out.append(
-            Diff(
-                here,
-                _join(node.param.path, k),
-                "mismatch",
-                actual=a.get(k, MISSING),
-                expected=e.get(k, MISSING),
+        if in_a and in_e and json_eq(a[k], e[k]):
+            return True
+        if not equal:
+            out.append(
+                Diff(
+                    here,
+                    _join(node.param.path, k),
+                    "mismatch",
+                    actual=a.get(k, MISSING),
+                    expected=e.get(k, MISSING),
+                )
             )
-        )
-        return
+        return False
     if in_a and in_e:
         sub: list[Diff] = []
-        if _explain(a[k], e[k], child, here, sub) or not equal:
+        same = _explain(a[k], e[k], child, here, sub)
+        if same or not equal:
             out.extend(sub)
-        return
+        return same
     present = a[k] if in_a else e[k]
-    if child.default is not MISSING and json_eq(normalize(present, child), child.default_norm):
+    if child.default is not MISSING and equivalent(present, child.default, child):
+        form = normalize(present, child)
         out.append(
             Diff(
                 here,
@@ -309,8 +378,8 @@ def _explain_property(
                 None,
                 a.get(k, MISSING),
                 e.get(k, MISSING),
-                normalize(present, child) if in_a else MISSING,
-                normalize(present, child) if in_e else MISSING,
+                form if in_a else MISSING,
+                form if in_e else MISSING,
             )
         )
         # A default restated in another encoding contributes that encoding too.
@@ -320,12 +389,14 @@ def _explain_property(
         else:
             _explain(child.default, present, child, here, sub)
         out.extend(d for d in sub if d.kind != "mismatch")
-    elif not equal:
+        return True
+    if not equal:
         out.append(
             Diff(
                 here, child.param.path, "mismatch", None, None, a.get(k, MISSING), e.get(k, MISSING)
             )
         )
+    return False
 
 
 def _pairs_by_form(fa: list[Any], fe: list[Any]) -> list[tuple[int, int]]:

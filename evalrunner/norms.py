@@ -54,6 +54,11 @@ class Normalizer:
     uses_schema: bool = False
     """The rule needs the parameter's declared properties: fn gets `fields=frozenset(names)`."""
     origin: str = "built-in"
+    json_stable: bool = False
+    """JSON-equal values always get JSON-equal normal forms (`1` and `1.0` alike, any key order).
+    Grading compares calls to a tool whose rules all say so by canonical keys alone; a rule that
+    does not (`money_cents` reads `25` and `25.0` apart; plugins, unless they declare it) makes
+    the tool's calls compare pairwise, JSON equality first (docs/semantics.md)."""
 
 
 class RuleProblem(str):
@@ -77,6 +82,8 @@ class Rule:
     name: str
     cls: ShapeClass
     fn: Callable[[Any], Any]
+    json_stable: bool = False
+    """See `Normalizer.json_stable`."""
 
     def apply(self, value: Any) -> tuple[Any, RuleProblem | None]:
         """(normalized value, None), or (the value unchanged, why the rule did not apply).
@@ -333,6 +340,7 @@ BUILTINS: dict[str, Normalizer] = {
             unordered_list,
             "a list compared as a multiset (order ignored, duplicates counted)",
             applies_to=("array",),
+            json_stable=True,
         ),
         Normalizer(
             "set",
@@ -340,6 +348,7 @@ BUILTINS: dict[str, Normalizer] = {
             set_,
             "a list compared as a set (order and duplicates ignored)",
             applies_to=("array",),
+            json_stable=True,
         ),
         Normalizer(
             "month",
@@ -348,6 +357,7 @@ BUILTINS: dict[str, Normalizer] = {
             "a calendar month YYYY-MM in the tz zone (default UTC); offsets converted first",
             options=_TZ,
             applies_to=("string",),
+            json_stable=True,
         ),
         Normalizer(
             "date",
@@ -356,6 +366,7 @@ BUILTINS: dict[str, Normalizer] = {
             "a calendar date YYYY-MM-DD in the tz zone (default UTC); offsets converted first",
             options=_TZ,
             applies_to=("string",),
+            json_stable=True,
         ),
         Normalizer(
             "instant",
@@ -364,7 +375,9 @@ BUILTINS: dict[str, Normalizer] = {
             "a point in time compared in UTC; needs a time (a date alone is no instant)",
             options=_TZ,
             applies_to=("string",),
+            json_stable=True,
         ),
+        # Not json_stable: `25` is 25 cents, `25.0` is 2,500, yet they are the same JSON number.
         Normalizer(
             "money_cents",
             "encoding",
@@ -372,6 +385,8 @@ BUILTINS: dict[str, Normalizer] = {
             "integer cents: a JSON float or decimal string is major units, an integer is cents",
             applies_to=("number", "integer", "string"),
         ),
+        # Not json_stable, nor `number`: a whole float past 2**53 is read from its shortest text,
+        # the equal integer by value (`4.611686018427388e18` -> ...388000, `2**62` -> ...387904).
         Normalizer(
             "duration_secs",
             "encoding",
@@ -385,6 +400,7 @@ BUILTINS: dict[str, Normalizer] = {
             casefold,
             "a string compared case-insensitively, surrounding white space trimmed",
             applies_to=("string",),
+            json_stable=True,
         ),
         Normalizer(
             "known_fields",
@@ -393,6 +409,7 @@ BUILTINS: dict[str, Normalizer] = {
             "an object compared only on the properties its schema declares",
             applies_to=("object",),
             uses_schema=True,
+            json_stable=True,
         ),
         Normalizer(
             "number",
@@ -471,4 +488,4 @@ def bind(
     if norm.uses_schema:
         options["fields"] = fields
     fn = functools.partial(norm.fn, **options) if options else norm.fn
-    return Rule(norm.name, norm.cls, fn)
+    return Rule(norm.name, norm.cls, fn, norm.json_stable)

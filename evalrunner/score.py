@@ -4,6 +4,12 @@ The semantics are SPEC.md "Verdicts"; the readings chosen where it leaves room a
 docs/semantics.md. Grading works on keys: each call gets an exact key (its tool and arguments
 under JSON equality) and a canonical key (under the tool's equivalence rules), so matching and
 repeat counting are hashing, and explanations are computed only for calls that need one.
+
+Equal canonical keys always mean equivalent calls, and for most tools the converse holds too.
+A run with a call to a tool whose rules may read JSON-equal values apart (`ToolPlan.pairwise`:
+`money_cents`, say, or a plugin's rule) is graded pairwise instead: calls and steps are related by
+`Grader._same` (keys first, then `ToolPlan.equivalent`, cached per pair of spellings), matching is
+by earliest fit or bipartite matching, and repeats are counted by matchings (docs/semantics.md).
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import orjson
 
@@ -32,7 +38,15 @@ from .model import (
 )
 from .norms import Normalizer, load_registry
 from .traces import call_args, call_tool, is_errored, parse_args, parse_record, run_id_of
-from .trajectory import align, matches
+from .trajectory import (
+    FIT_EQUIVALENT,
+    FIT_EXACT,
+    FIT_NONE,
+    align,
+    matches,
+    matches_by,
+    matching_size,
+)
 
 # The grader's tables. Each keeps at most this many entries, and drops its older half when full,
 # so memory is bounded whatever the size of the traces (BENCHMARKS.md, "Memory"), while a steady
@@ -42,7 +56,7 @@ MEMO_SIZE = 32_768
 CALLS_SIZE = 16_384
 """Distinct calls kept parsed and keyed (and their spellings' ids)."""
 COMPARISONS_SIZE = 16_384
-"""Explanations kept, per (call spelling, step spelling)."""
+"""Explanations kept, per (call spelling, step spelling); as many equivalences (`Grader._same`)."""
 
 
 def _newer_half(table: dict[Any, Any]) -> dict[Any, Any]:
@@ -58,7 +72,7 @@ ORDERED_MODES = frozenset({"exact", "prefix", "contains"})
 class CallResult(NamedTuple):
     """One call's label against the best-matching sequence, with its explanation."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # a field, not tuple.index: the JSON's "index"
     tool: str
     label: str
     """exact, equivalent, mismatch, unexpected, redundant, malformed, errored, repeat, extra."""
@@ -102,6 +116,9 @@ class RunResult(NamedTuple):
     """(tool, parameter, normalizer) for runs that matched only through a rule and failed an effect."""
     group: str | None = None
     """`--group-by`: the run's value of the grouping field (`groups.group_of`); None ungrouped."""
+    internal_error: str | None = None
+    """A verdict the grader cannot explain, which is a bug of the grader (a false failure without
+    a shape): the summary reports it as an internal error. None for every run graded right."""
 
 
 class _CallsGrade(NamedTuple):
@@ -131,13 +148,15 @@ class _Seq:
     exact: tuple[Any, ...]
     eq_count: dict[Any, int]
     exact_count: dict[Any, int]
+    items: tuple[_C, ...]
+    """The steps as calls, for comparing them pairwise with a run's calls (`Grader._same`)."""
 
 
 @dataclass(frozen=True, slots=True)
 class _CasePlan:
     case: Case
     seqs: tuple[_Seq, ...]
-    canonical_exact: frozenset
+    canonical_exact: frozenset[Any]
     exactly_canonical: _CallsGrade
     """The grade of calls that are exactly the canonical sequence (the common case): both checks
     match them, with no repeat, loop or missing step."""
@@ -194,6 +213,7 @@ class Grader:
         self._ids: dict[Any, int] = {}
         self._next_id = 0
         self._comparisons: dict[tuple[int, int], Comparison] = {}
+        self._equivalences: dict[tuple[int, int], bool] = {}
 
     # ------------------------------------------------------------------------------ keys
 
@@ -212,7 +232,12 @@ class Grader:
                 eq = tuple((s.tool, self.plan(s.tool).key(s.args)) for s in steps)
                 exact = tuple((s.tool, canon_key(s.args)) for s in steps)
                 counts = dict(Counter(eq)), dict(Counter(exact))
-                seqs.append(_Seq(steps, ids, eq, exact, *counts))
+                items = []
+                for j, s in enumerate(steps):
+                    item = _C(j, Call(s.tool, s.args), self.plan(s.tool), exact[j], ids[j])
+                    item.eq = eq[j]
+                    items.append(item)
+                seqs.append(_Seq(steps, ids, eq, exact, *counts, tuple(items)))
             labels = tuple(
                 CallResult(i, s.tool, "exact", i, EXACT) for i, s in enumerate(case.accept[0])
             )
@@ -232,6 +257,9 @@ class Grader:
                 self._ids = _newer_half(self._ids)
             parsed, malformed = parse_args(args)
             plan = self.plan(tool)
+            exact: Any
+            eq: Any
+            spelling: tuple[Any, ...]
             if malformed is None:
                 exact = (tool, canon_key(parsed))
                 eq = (tool, plan.key(parsed)) if plan.active else exact
@@ -243,7 +271,7 @@ class Grader:
             if ident is None:
                 ident = self._ids[spelling] = self._next_id
                 self._next_id += 1
-            key = (tool, text if type(text) is str else kept(text))
+            key = (tool, text if isinstance(text, str) else kept(text))
             found = self._calls[key] = _Interned(ident, parsed, malformed, exact, eq)
         return found
 
@@ -264,6 +292,35 @@ class Grader:
             if len(self._comparisons) >= COMPARISONS_SIZE:
                 self._comparisons = _newer_half(self._comparisons)
             found = self._comparisons[key] = c.plan.compare(c.call.args, expected)
+        return found
+
+    def _same(self, x: _C, y: _C) -> bool:
+        """Whether calls (or steps) `x` and `y` are equivalent: SPEC rule 1, pairwise.
+
+        Equal canonical keys say yes at once; for a `pairwise` tool, different keys do not say no
+        (`{"amount": 25}` and `{"amount": 25.0}` under `money_cents`), so the arguments are
+        compared, once per pair of spellings.
+        """
+        if x.eq == y.eq:
+            return True
+        plan = x.plan
+        if (
+            not plan.pairwise
+            or x.call.tool != y.call.tool
+            or x.call.malformed is not None
+            or y.call.malformed is not None
+        ):
+            return False
+        if x.exact == y.exact:
+            return True  # JSON-equal
+        if x.ident is None or y.ident is None:
+            return plan.equivalent(x.call.args, y.call.args)
+        key = (x.ident, y.ident) if x.ident < y.ident else (y.ident, x.ident)
+        found = self._equivalences.get(key)
+        if found is None:
+            if len(self._equivalences) >= COMPARISONS_SIZE:
+                self._equivalences = _newer_half(self._equivalences)
+            found = self._equivalences[key] = plan.equivalent(x.call.args, y.call.args)
         return found
 
     def _prepare(self, calls: Sequence[Call], interned: Sequence[_Interned] | None) -> list[_C]:
@@ -311,7 +368,7 @@ class Grader:
                 if read is not None:
                     return self._grade_read(record, source, case, raw_calls, *read)
         run = parse_record(record, source)
-        return run if type(run) is TraceError else self.grade(run)
+        return run if isinstance(run, TraceError) else self.grade(run)
 
     def _read_calls(self, raw_calls: list[Any]) -> tuple[list[_Interned], list[bool]] | None:
         """Each call interned, and whether it errored; None when a call cannot be read (then
@@ -347,7 +404,8 @@ class Grader:
         graded = self._memo.get(key)
         if graded is None:
             calls = tuple(
-                Call(call_tool(raw), c.args, e, c.malformed, raw.get("result", MISSING))
+                # `_read_calls` made sure every call names its tool
+                Call(cast(str, call_tool(raw)), c.args, e, c.malformed, raw.get("result", MISSING))
                 for raw, c, e in zip(raw_calls, interned, errored)
             )
             graded = self._grade_calls(calls, case, interned)
@@ -383,22 +441,33 @@ class Grader:
         ):
             return cp.exactly_canonical
         self._canonical_keys(calls)
-        mode = case.match
+        return self._grade_prepared(calls, cp)
+
+    def _grade_prepared(self, calls: list[_C], cp: _CasePlan, *, keys: bool = True) -> _CallsGrade:
+        """The general path: `calls` keyed, by hashing where keys decide (`keys`), else pairwise.
+
+        `keys=False` grades pairwise even where keys alone would do; tests compare both paths.
+        """
+        pairwise = not keys or any(c.plan.pairwise for c in calls)
+        same = self._same if pairwise else None
+        mode = cp.case.match
         live = [c for c in calls if not c.call.errored]
 
         reported_pass = _reported(calls, cp.seqs[0], mode)
         matched = None
         for k, seq in enumerate(cp.seqs):
-            kept, _ = _drop_repeats(live, seq)
-            if matches([c.eq for c in kept], seq.eq, mode):
+            kept, _ = _drop_repeats(live, seq, same)
+            if _matches(kept, seq, mode, same):
                 matched = k
                 break
-        redundant = _redundant(live, cp.seqs[matched if matched is not None else 0])
-        aligned_to = matched if matched is not None else _best_partial(live, cp, mode, redundant)
-        labels, missing = _label(calls, live, cp, aligned_to, mode, redundant, self._compare)
+        redundant = _redundant(live, cp.seqs[matched if matched is not None else 0], same)
+        aligned_to = (
+            matched if matched is not None else _best_partial(live, cp, mode, redundant, same)
+        )
+        labels, missing = _label(calls, live, cp, aligned_to, mode, redundant, same, self._compare)
         shapes: tuple[str, ...] = ()
         if matched is not None and not reported_pass and not redundant:
-            shapes = _false_failure_shapes(calls, cp, matched, mode, labels)
+            shapes = _false_failure_shapes(calls, live, cp, matched, mode, labels, same)
         return _CallsGrade(
             reported_pass=reported_pass,
             accepted=matched,
@@ -433,6 +502,14 @@ def _finish(run_id: str, source: str, case: Case, graded: _CallsGrade, world: An
         )
         found = {primary} | ({"effect_failed"} if not effects_ok else set())
         shapes = tuple(s for s in FALSE_PASS_SHAPES if s in found)
+    internal_error = None
+    if verdict == "false_failure" and not shapes:
+        # SPEC: every false failure carries a shape. Should one ever lack it, say so loudly.
+        labels = " ".join(f"{c.tool}:{c.label}" for c in graded.calls)
+        internal_error = (
+            "internal error: a false failure without a shape (please report it): "
+            f"case {case.id!r}, matched sequence #{matched}, calls {labels}"
+        )
     return RunResult(
         run_id,
         case.id,
@@ -448,6 +525,7 @@ def _finish(run_id: str, source: str, case: Case, graded: _CallsGrade, world: An
         graded.missing,
         effects,
         graded.suspects if matched is not None and not effects_ok else (),
+        internal_error=internal_error,
     )
 
 
@@ -470,7 +548,55 @@ def _reported(calls: list[_C], canonical: _Seq, mode: str) -> bool:
     return matches(kept, canonical.exact, mode)
 
 
-def _drop_repeats(calls: list[_C], seq: _Seq) -> tuple[list[_C], dict[int, int]]:
+Same = Callable[[_C, _C], bool] | None
+"""How a run's calls and steps are related: `Grader._same` pairwise, or None where equal canonical
+keys decide (then the relation is an equivalence, and counting is hashing)."""
+
+
+def _matches(calls: list[_C], seq: _Seq, mode: str, same: Same) -> bool:
+    """Rule 1 for one sequence: the calls (repeats already dropped) match it under `mode`."""
+    if same is None:
+        return matches([c.eq for c in calls], seq.eq, mode)
+    items = seq.items
+    return matches_by(len(calls), len(items), lambda i, j: same(calls[i], items[j]), mode)
+
+
+def _beyond(calls: list[_C], seq: _Seq, same: Same, *, repeatable: bool) -> dict[int, int]:
+    """The calls to tools that are (or are not) `repeatable` that are equivalent to an earlier
+    call beyond the number of times `seq` contains them, each with the earliest earlier
+    equivalent call (the call it repeats).
+
+    By keys, a call is beyond when its key occurs more often so far than among the steps. Pairwise,
+    the same count in a relation that need not be transitive: a call is beyond when it and the
+    earlier calls equivalent to it cannot each have a step of their own equivalent to them. So a
+    run exactly equal to a sequence has nothing beyond it, as by keys (docs/semantics.md).
+    """
+    found: dict[int, int] = {}
+    if same is None:
+        first: dict[Any, int] = {}
+        seen: dict[Any, int] = {}
+        limit = seq.eq_count
+        for c in calls:
+            first.setdefault(c.eq, c.index)
+            n = seen[c.eq] = seen.get(c.eq, 0) + 1
+            if n > 1 and c.plan.repeatable is repeatable and n > limit.get(c.eq, 0):
+                found[c.index] = first[c.eq]
+        return found
+    steps = seq.items
+    for p, c in enumerate(calls):
+        if c.plan.repeatable is not repeatable:
+            continue
+        group = [d for d in calls[:p] if same(d, c)]
+        if not group:
+            continue
+        group.append(c)
+        fits = lambda i, j, group=group: same(group[i], steps[j])  # noqa: E731
+        if matching_size(len(group), len(steps), fits) < len(group):
+            found[c.index] = group[0].index
+    return found
+
+
+def _drop_repeats(calls: list[_C], seq: _Seq, same: Same) -> tuple[list[_C], dict[int, int]]:
     """The calls without repeats to repeatable tools beyond what `seq` contains.
 
     Returns the kept calls and, for each dropped one, the index of the call it repeats (the
@@ -478,55 +604,60 @@ def _drop_repeats(calls: list[_C], seq: _Seq) -> tuple[list[_C], dict[int, int]]
     """
     if not any(c.plan.repeatable for c in calls):
         return calls, {}  # the common case: nothing to drop (callers never mutate the list)
-    first: dict[Any, int] = {}
-    seen: dict[Any, int] = {}
-    limit = seq.eq_count
-    kept, dropped = [], {}
-    for c in calls:
-        first.setdefault(c.eq, c.index)
-        n = seen[c.eq] = seen.get(c.eq, 0) + 1
-        if n > 1 and c.plan.repeatable and n > limit.get(c.eq, 0):
-            dropped[c.index] = first[c.eq]
-        else:
-            kept.append(c)
-    return kept, dropped
+    dropped = _beyond(calls, seq, same, repeatable=True)
+    return [c for c in calls if c.index not in dropped], dropped
 
 
-def _redundant(live: list[_C], seq: _Seq) -> dict[int, int]:
+def _redundant(live: list[_C], seq: _Seq, same: Same) -> dict[int, int]:
     """Calls equivalent to an earlier call, to a non-repeatable tool, beyond what `seq` holds."""
-    first: dict[Any, int] = {}
-    seen: dict[Any, int] = {}
-    limit = seq.eq_count
-    found = {}
-    for c in live:
-        first.setdefault(c.eq, c.index)
-        n = seen[c.eq] = seen.get(c.eq, 0) + 1
-        if n > 1 and not c.plan.repeatable and n > limit.get(c.eq, 0):
-            found[c.index] = first[c.eq]
-    return found
+    return _beyond(live, seq, same, repeatable=False)
 
 
-def _alignment(live: list[_C], seq: _Seq, mode: str, redundant: Mapping[int, int]):
-    """(kept calls, dropped repeats, the calls that may align, the pairs (call idx, step idx))."""
-    kept, dropped = _drop_repeats(live, seq)
+def _kinds(calls: list[_C], seq: _Seq, same: Same) -> list[list[int]]:
+    """How each call fits each step of `seq`: FIT_EXACT, FIT_EQUIVALENT or FIT_NONE."""
+    if same is None:
+        return [
+            [
+                FIT_EXACT if c.exact == se else FIT_EQUIVALENT if c.eq == s else FIT_NONE
+                for s, se in zip(seq.eq, seq.exact)
+            ]
+            for c in calls
+        ]
+    return [
+        [
+            FIT_EXACT if c.exact == s.exact else FIT_EQUIVALENT if same(c, s) else FIT_NONE
+            for s in seq.items
+        ]
+        for c in calls
+    ]
+
+
+def _alignment(
+    live: list[_C], seq: _Seq, mode: str, redundant: Mapping[int, int], same: Same
+) -> tuple[list[_C], dict[int, int], list[tuple[int, int]]]:
+    """(kept calls, dropped repeats, the pairs (call index, step index))."""
+    kept, dropped = _drop_repeats(live, seq, same)
     limit = len(seq.steps) if mode == "prefix" else len(kept)
     candidates = [c for c in kept[:limit] if c.call.malformed is None and c.index not in redundant]
-    pairs = align(
-        [c.eq for c in candidates],
-        [c.exact for c in candidates],
-        seq.eq,
-        seq.exact,
-        ordered=mode in ORDERED_MODES,
-    )
-    return kept, dropped, candidates, [(candidates[i].index, j) for i, j in pairs]
+    ordered = mode in ORDERED_MODES
+    if (
+        ordered
+        and len(candidates) == len(seq.eq)
+        and all(c.eq == s for c, s in zip(candidates, seq.eq))
+    ):
+        return kept, dropped, [(c.index, j) for j, c in enumerate(candidates)]  # all in order
+    pairs = align(_kinds(candidates, seq, same), len(seq.items), ordered=ordered)
+    return kept, dropped, [(candidates[i].index, j) for i, j in pairs]
 
 
-def _best_partial(live: list[_C], cp: _CasePlan, mode: str, redundant: Mapping[int, int]) -> int:
+def _best_partial(
+    live: list[_C], cp: _CasePlan, mode: str, redundant: Mapping[int, int], same: Same
+) -> int:
     """The accepted sequence with the largest partial alignment, then most exact steps."""
     best, best_score = 0, (-1, -1)
     by_index = {c.index: c for c in live}
     for k, seq in enumerate(cp.seqs):
-        _, _, _, pairs = _alignment(live, seq, mode, redundant)
+        _, _, pairs = _alignment(live, seq, mode, redundant, same)
         exact = sum(1 for i, j in pairs if by_index[i].exact == seq.exact[j])
         if (len(pairs), exact) > best_score:
             best, best_score = k, (len(pairs), exact)
@@ -540,10 +671,11 @@ def _label(
     k: int,
     mode: str,
     redundant: Mapping[int, int],
+    same: Same,
     compare: Callable[[_C, int | None, Any], Comparison],
 ) -> tuple[list[CallResult], list[tuple[int, Step]]]:
     seq = cp.seqs[k]
-    kept, dropped, _, pairs = _alignment(live, seq, mode, redundant)
+    kept, dropped, pairs = _alignment(live, seq, mode, redundant, same)
     by_index = {c.index: c for c in calls}
     step_of = dict(pairs)
     missing_steps = [j for j in range(len(seq.steps)) if j not in set(step_of.values())]
@@ -566,7 +698,7 @@ def _label(
                 mismatch_of[c.index] = j
                 break
 
-    labels = []
+    labels: list[CallResult] = []
     for c in calls:
         call, i = c.call, c.index
         step = comparison = repeats = reason = None
@@ -627,17 +759,23 @@ def _call_shapes(
 
 
 def _false_failure_shapes(
-    calls: list[_C], cp: _CasePlan, matched: int | None, mode: str, labels: list[CallResult]
+    calls: list[_C],
+    live: list[_C],
+    cp: _CasePlan,
+    matched: int,
+    mode: str,
+    labels: list[CallResult],
+    same: Same,
 ) -> tuple[str, ...]:
     found: set[str] = set()
-    if matched is None:  # cannot happen for a false failure; kept for safety
-        return ()
     if matched != 0:
         found.add("alternate_path")
-    if any(c.call.errored for c in calls):
+    if len(live) < len(calls):
         seq = cp.seqs[matched]
-        kept, _ = _drop_repeats(calls, seq)  # errored attempts kept as ordinary calls
-        if not matches([c.eq for c in kept], seq.eq, mode):
+        kept, _ = _drop_repeats(calls, seq, same)  # errored attempts kept as ordinary calls
+        if not _matches(kept, seq, mode, same) or _reported(live, cp.seqs[0], mode):
+            # Needed for the match, or they cost the reported check its pass: exact-match took
+            # the rejected call for the step and dropped the successful retry as a repeat.
             found.add("errored_attempt")
     for r in labels:
         if r.label in ("equivalent", "repeat") and r.comparison is not None:

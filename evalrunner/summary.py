@@ -80,6 +80,11 @@ class Summary:
     groups: dict[str, Summary] = field(default_factory=dict)
     """Per group (`RunResult.group`), the summary of its runs. A line that could not be read
     into a run has no group: unscoreable lines are counted in the whole summary only."""
+    internal_errors: int = 0
+    """Runs the grader scored but could not explain (`RunResult.internal_error`): a bug of the
+    grader, never of the input. Counted apart from unscoreable lines; none in a correct grader."""
+    internal: list[tuple[Order, str, str]] = field(default_factory=list)
+    """The earliest internal errors: (order, file:line, message)."""
 
     @classmethod
     def for_tools(cls, tools: Mapping[str, Tool], *, group_by: str | None = None) -> Summary:
@@ -117,6 +122,11 @@ class Summary:
 
     def add_run(self, r: RunResult, order: Order) -> None:
         self.runs += 1
+        if r.internal_error is not None:
+            self.internal_errors += 1
+            self.internal.append((order, r.source, r.internal_error))
+            if len(self.internal) > 2 * MAX_ERROR_EXAMPLES:
+                self.internal = sorted(self.internal)[:MAX_ERROR_EXAMPLES]
         self.verdicts[r.verdict] += 1
         if not r.reported_pass:
             self.reported_failed_runs += 1
@@ -189,6 +199,7 @@ class Summary:
             "effects_checked",
             "effects_failed",
             "effects_unverified",
+            "internal_errors",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name in ("verdicts", "false_failures", "false_passes", "suspects"):
@@ -205,6 +216,7 @@ class Summary:
         self.group_by = self.group_by if self.group_by is not None else other.group_by
         for name, group in other.groups.items():
             self._group(name).merge(group)
+        self.internal = sorted(self.internal + other.internal)[:MAX_ERROR_EXAMPLES]
         return self
 
     def finish(self) -> Summary:
@@ -212,6 +224,7 @@ class Summary:
         self.errors = sorted(self.errors)[:MAX_ERROR_EXAMPLES]
         for group in self.groups.values():
             group.finish()
+        self.internal = sorted(self.internal)[:MAX_ERROR_EXAMPLES]
         return self
 
     # ---------------------------------------------------------------------------------- output
@@ -236,7 +249,8 @@ class Summary:
         return out
 
     def _json(self) -> dict[str, Any]:
-        return {
+        """The summary object of SPEC "Results JSON" (with `internal_errors` when there are any)."""
+        out: dict[str, Any] = {
             "runs": self.runs,
             "calls": self.calls,
             "lines": self.lines,
@@ -282,6 +296,12 @@ class Summary:
             ],
             "examples": {shape: ex for shape, (_, ex) in sorted(self.examples.items())},
         }
+        if self.internal_errors:
+            out["internal_errors"] = {
+                "count": self.internal_errors,
+                "errors": [{"source": src, "error": e} for _, src, e in self.internal],
+            }
+        return out
 
 
 # ---------------------------------------------------------------------------------- examples

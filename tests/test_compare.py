@@ -237,12 +237,179 @@ def test_reflexive(a):
 def test_symmetric_and_consistent_with_the_canonical_key(pair):
     a, b = pair
     ab, ba = cmp(a, b), cmp(b, a)
-    assert ab.equal == ba.equal
-    assert ab.equal == (PLAN.key(a) == PLAN.key(b))
+    assert ab.equal == ba.equal == PLAN.equivalent(a, b)
+    if PLAN.key(a) == PLAN.key(b):
+        assert ab.equal, "equal canonical keys always mean equivalent arguments"
     if ab.equal and not ab.exact:
         assert ab.shapes, "an equivalence that is not exact is explained by some shape"
     if not ab.equal:
         assert ab.mismatches, "a difference no rule explains is named"
+
+
+STABLE = parse_tool(
+    {
+        "name": "stable",
+        "parameters": {
+            "properties": {
+                "month": {"x-eval-norm": "month"},
+                "status": {"type": "array", "x-eval-norm": "set"},
+                "limit": {"default": 50},
+                "flights": {
+                    "type": "array",
+                    "x-eval-norm": "unordered_list",
+                    "items": {
+                        "type": "object",
+                        "x-eval-norm": "known_fields",
+                        "properties": {"flight_number": {"x-eval-norm": "casefold"}},
+                    },
+                },
+            }
+        },
+    },
+    "test",
+)
+STABLE_PLAN = ToolPlan.compile(STABLE, BUILTINS)
+STABLE_PARAMS = ["month", "status", "limit", "flights", "x"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    pair=st.tuples(
+        st.dictionaries(st.sampled_from(STABLE_PARAMS), st.one_of(norm_inputs(), json_values(6))),
+        st.dictionaries(st.sampled_from(STABLE_PARAMS), st.one_of(norm_inputs(), json_values(6))),
+        st.lists(st.sampled_from(STABLE_PARAMS)),
+    ).map(lambda t: (t[0], {**t[1], **{k: t[0][k] for k in t[2] if k in t[0]}}))
+)
+def test_where_every_rule_is_json_stable_equivalence_is_equal_keys(pair):
+    """The grader's fast path: for such tools, hashing canonical keys is the pairwise relation."""
+    a, b = pair
+    assert not STABLE_PLAN.pairwise and PLAN.pairwise
+    assert STABLE_PLAN.compare(a, b).equal == (STABLE_PLAN.key(a) == STABLE_PLAN.key(b))
+
+
+# ------------------------------------------------------------------- JSON equality comes first
+
+REFUND = parse_tool(
+    {
+        "name": "refund",
+        "parameters": {
+            "properties": {
+                "amount": {"x-eval-norm": "money_cents"},
+                "note": {"x-eval-norm": "casefold"},
+                "fee": {"x-eval-norm": "money_cents", "default": 25.0},
+                "lines": {"type": "array", "items": {"x-eval-norm": "money_cents"}},
+            }
+        },
+    },
+    "test",
+)
+REFUND_PLAN = ToolPlan.compile(REFUND, BUILTINS)
+
+
+def test_a_parameter_equal_before_normalizing_is_equal():
+    # money_cents reads 25 as 25 cents and 25.0 as 2,500; as JSON they are one number.
+    r = REFUND_PLAN.compare({"amount": 25}, {"amount": 25.0})
+    assert r.equal and r.exact and r.diffs == ()
+    assert REFUND_PLAN.key({"amount": 25}) != REFUND_PLAN.key({"amount": 25.0})
+    # not transitive: 25 ~ 25.0 ~ "25", yet 25 is not "25"
+    assert REFUND_PLAN.compare({"amount": 25.0}, {"amount": "25"}).equal
+    assert not REFUND_PLAN.compare({"amount": 25}, {"amount": "25"}).equal
+
+
+def test_json_equality_first_holds_per_parameter_at_any_depth():
+    r = REFUND_PLAN.compare({"amount": 25, "note": "A"}, {"amount": 25.0, "note": "a"})
+    assert r.equal and not r.exact
+    assert [(d.path, d.kind, d.shape) for d in r.diffs] == [("note", "absorbed", "encoding")]
+    r = REFUND_PLAN.compare({"lines": [25, 1.0], "note": "A"}, {"lines": [25.0, 1], "note": "a"})
+    assert r.equal and r.shapes == ("encoding",)
+    assert not REFUND_PLAN.compare({"lines": [25, 1]}, {"lines": ["25", 1]}).equal
+
+
+def test_a_stated_default_equal_before_normalizing_is_the_default():
+    r = REFUND_PLAN.compare({"fee": 25}, {})  # 25 == 25.0, the declared default, as JSON
+    assert r.equal and r.shapes == ("default",)
+    r = REFUND_PLAN.compare({}, {"fee": "25.00"})  # 2,500 cents either way
+    assert r.equal and r.shapes == ("encoding", "default")
+    assert not REFUND_PLAN.compare({"fee": 26}, {}).equal
+
+
+def respell(value, data):
+    """A JSON-equal value written another way: whole numbers as int or float, keys reordered."""
+    if type(value) is int and abs(value) < 2**53 and data.draw(st.booleans()):
+        return float(value)
+    if (
+        type(value) is float
+        and value.is_integer()
+        and abs(value) < 2**53
+        and data.draw(st.booleans())
+    ):
+        return int(value)
+    if type(value) is list:
+        return [respell(x, data) for x in value]
+    if type(value) is dict:
+        keys = data.draw(st.permutations(list(value)))
+        return {k: respell(value[k], data) for k in keys}
+    return value
+
+
+def one_rule_plan(name: str) -> ToolPlan:
+    """`v` under the rule, `items` a list of such values, `n` a casefolded sibling."""
+    schema: dict = {"x-eval-norm": name}
+    if name == "known_fields":
+        schema["properties"] = {"flight_number": {}, "date": {}}
+    props = {
+        "v": schema,
+        "items": {"type": "array", "items": schema},
+        "n": {"x-eval-norm": "casefold"},
+    }
+    tool = parse_tool({"name": name, "parameters": {"properties": props}}, "test")
+    return ToolPlan.compile(tool, BUILTINS)
+
+
+RULE_PLANS = {name: one_rule_plan(name) for name in sorted(BUILTINS)}
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    name=st.sampled_from(sorted(BUILTINS)),
+    value=st.one_of(norm_inputs(), json_values(6)),
+    data=st.data(),
+)
+def test_json_equal_is_equivalent_under_every_rule(name, value, data):
+    """A parameter equal before normalizing is equal, whatever its rule and its siblings."""
+    plan = RULE_PLANS[name]
+    twin = respell(value, data)
+    actual = {"v": value, "items": [value, "x"], "n": "A"}
+    expected = {"n": "a", "items": [twin, "x"], "v": twin}
+    r = plan.compare(actual, expected)
+    assert r.equal and plan.equivalent(actual, expected)
+    assert r.shapes == ("encoding",) and {d.path for d in r.diffs} == {"n"}
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    name=st.sampled_from(sorted(BUILTINS)),
+    value=st.one_of(norm_inputs(), json_values(6)),
+    data=st.data(),
+)
+def test_rules_declared_json_stable_read_json_equal_values_alike(name, value, data):
+    """`json_stable` lets the grader hash canonical keys: it must be true of the rule."""
+    plan = RULE_PLANS[name]
+    if plan.pairwise:
+        return
+    assert plan.key({"v": value}) == plan.key({"v": respell(value, data)})
+
+
+def test_rules_not_declared_json_stable_indeed_are_not():
+    witnesses = {
+        "money_cents": (25, 25.0),
+        "number": (2**62, float(2**62)),
+        "duration_secs": (2**62, float(2**62)),
+    }
+    assert {n for n, p in RULE_PLANS.items() if p.pairwise} == set(witnesses)
+    for name, (a, b) in witnesses.items():
+        plan = RULE_PLANS[name]
+        assert plan.key({"v": a}) != plan.key({"v": b}) and plan.equivalent({"v": a}, {"v": b})
 
 
 @settings(max_examples=200, deadline=None)
@@ -253,3 +420,41 @@ def test_defaults_restated_stay_equivalent(a):
         cmp(a, b).equal
         == cmp({k: v for k, v in a.items() if k not in ("limit", "cursor")}, a).equal
     )
+
+
+def test_a_plugin_rule_is_compared_pairwise_unless_it_says_it_may_not_be():
+    """A plugin may read values by type (`1` apart from `1.0`): unless it declares `json_stable`,
+    its tools' calls are compared pairwise, JSON equality first."""
+    from evalrunner.norms import Normalizer
+
+    def by_type(value):
+        return [type(value).__name__, value]
+
+    registry = {
+        **BUILTINS,
+        "by_type": Normalizer("by_type", "encoding", by_type, "reads values by type"),
+        "stable": Normalizer("stable", "encoding", lambda v: v, "as it is", json_stable=True),
+    }
+    for name, pairwise in (("by_type", True), ("stable", False)):
+        tool = parse_tool(
+            {"name": "t", "parameters": {"properties": {"v": {"x-eval-norm": name}}}}, "x"
+        )
+        plan = ToolPlan.compile(tool, registry)
+        assert plan.pairwise is pairwise
+    plan = ToolPlan.compile(
+        parse_tool(
+            {
+                "name": "t",
+                "parameters": {
+                    "properties": {
+                        "v": {"x-eval-norm": "by_type"},
+                        "n": {"x-eval-norm": "casefold"},
+                    }
+                },
+            },
+            "x",
+        ),
+        registry,
+    )
+    assert plan.compare({"v": 1, "n": "A"}, {"v": 1.0, "n": "a"}).equal
+    assert plan.key({"v": 1}) != plan.key({"v": 1.0})

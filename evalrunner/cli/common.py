@@ -246,6 +246,9 @@ def verdict_exit(summary: Summary, *, strict: bool = False, fail_above: float | 
             f"{summary.unscoreable:,} of {summary.lines:,} trace records could not be scored "
             "(listed with file:line in the output)"
         )
+    for _, source, message in summary.internal:
+        # a verdict the grader could not explain: a bug of evalrun's, said loudly, never hidden
+        err.print(f"{source}: {message}", markup=False, soft_wrap=True, highlight=False)
     if summary.runs == 0:
         fail(_nothing_scored(summary))
         return EXIT_INPUT
