@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, tzinfo
 from decimal import ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 from importlib.metadata import entry_points
-from typing import Any
+from typing import Any, Final
 
 import isodate
 from dateutil import tz as dateutil_tz
@@ -28,6 +28,7 @@ from dateutil.parser import isoparse
 
 from .jsonvalue import canon_key, json_kind
 from .model import InputError, NormSpec, ShapeClass
+from .shapes import RULE_CLASSES
 
 ENTRY_POINT_GROUP = "evalrunner.normalizers"
 
@@ -316,6 +317,17 @@ def known_fields(value: Any, *, fields: frozenset[str] = frozenset()) -> dict[st
     return {k: v for k, v in value.items() if k in fields}
 
 
+UNJUDGED: Final = "(not judged)"
+"""The one normal form of `any`: every value is equivalent to every other."""
+
+
+def any_(value: Any) -> str:
+    """A free-text parameter the eval does not judge (an email body, a message to support): every
+    value is equivalent to every other. Absence is equivalent only through a declared default,
+    which the comparison handles as for every rule (a default normalizes to this same form)."""
+    return UNJUDGED
+
+
 # ------------------------------------------------------------------------------------- options
 
 
@@ -419,6 +431,14 @@ BUILTINS: dict[str, Normalizer] = {
             options={"digits": _digits_option},
             applies_to=("number", "integer", "string"),
         ),
+        Normalizer(
+            "any",
+            "unjudged",
+            any_,
+            "every value alike: free text the eval does not judge (the widest rule; lint lists "
+            "where it stands)",
+            json_stable=True,
+        ),
     )
 }
 
@@ -439,10 +459,11 @@ def load_registry() -> dict[str, Normalizer]:
             raise InputError(
                 f"normalizer plugin {ep.name!r} ({ep.value}) failed to load: {type(e).__name__}: {e}"
             ) from None
-        if not isinstance(norm, Normalizer) or norm.cls not in ("ordering", "encoding"):
+        if not isinstance(norm, Normalizer) or norm.cls not in RULE_CLASSES:
+            classes = " or ".join(repr(c) for c in RULE_CLASSES)
             raise InputError(
                 f"normalizer plugin {ep.name!r} ({ep.value}) must be an evalrunner.Normalizer "
-                "with class 'ordering' or 'encoding'"
+                f"with class {classes}"
             )
         if norm.name in BUILTINS:
             raise InputError(

@@ -504,7 +504,8 @@ def _tools() -> list[ToolDef]:
             ["customer_id", "body"],
             mutates=True,
             customer_id=CUSTOMER_ID,
-            body=_str("The note."),
+            # free text no eval should judge: its wording is the agent's
+            body=_str("The note.", **{"x-eval-norm": "any"}),
             pinned=_bool("Pin to the top.", default=False),
             visibility=_enum("Who sees it.", ["internal", "team"], default="internal"),
         ),
@@ -782,6 +783,7 @@ ENCODING_RULES = (
     "number",
 )
 ORDERING_RULES = ("set", "unordered_list")
+UNJUDGED_RULES = ("any",)
 # Parameters whose rule is a lie: a case-only difference names another record (see apply_credit).
 NO_HARMLESS_RECODING = {("apply_credit", ("account_ref",))}
 
@@ -804,6 +806,29 @@ def ordering_sites(tool: str, args: dict[str, Any], step: int) -> list[Site]:
         and isinstance(s.value, list)
         and (len(s.value) >= 2 or (s.rule == "set" and s.value))
     ]
+
+
+def unjudged_sites(tool: str, args: dict[str, Any], step: int) -> list[Site]:
+    """Free-text parameters (the rule any) whose wording a run can change."""
+    return [
+        s for s in sites(tool, args, step) if s.rule in UNJUDGED_RULES and isinstance(s.value, str)
+    ]
+
+
+# The same note in other words, as agents write it.
+REWORDINGS = {
+    "Prefers e-mail over phone.": ["Customer prefers email to phone calls.", "Contact by e-mail."],
+    "Promised a callback about the March invoice.": [
+        "Promised to call back about the March invoice.",
+        "Callback promised re: March invoice.",
+    ],
+    "VAT id verified.": ["Verified the VAT ID.", "VAT number checked and verified."],
+    "Do not offer discounts.": ["No discounts for this customer.", "Don't offer any discount."],
+}
+
+
+def reword(text: str, rng: random.Random) -> str:
+    return rng.choice(REWORDINGS.get(text, [f"Note: {text}"]))
 
 
 def default_sites(tool: str, args: dict[str, Any], step: int) -> list[Site]:
@@ -2052,7 +2077,19 @@ def calls_of(seq: list[dict[str, Any]]) -> list[Call]:
 
 
 def same(a: Call, b: Call) -> bool:
-    return a.tool == b.tool and a.args == b.args
+    """Whether evalrun reads two calls as one: equal, free-text (any) parameters aside."""
+    return a.tool == b.tool and _judged(a) == _judged(b)
+
+
+def _judged(call: Call) -> Any:
+    if not isinstance(call.args, dict) or call.tool not in TOOLS:
+        return call.args
+    props = resolve(TOOLS[call.tool].params, TOOLS[call.tool].params).get("properties", {})
+    return {
+        k: v
+        for k, v in call.args.items()
+        if (props.get(k) or {}).get("x-eval-norm") not in UNJUDGED_RULES
+    }
 
 
 def simulate(world0: dict[str, Any], calls: list[Call], skip: Call | None = None) -> Any:
@@ -2251,6 +2288,7 @@ QUOTAS = {
     "ff_default": 128,
     "ff_alternate": 86,
     "ff_errored": 55,
+    "ff_unjudged": 40,
     "fp_loop": 275,
     "fp_rejected": 18,
     "fp_effect": 22,
@@ -2304,6 +2342,9 @@ class Runs:
                 default_sites(c.tool, c.args, i) for i, c in enumerate(calls_of(s.canonical))
             ),
             "ff_alternate": lambda s: len(s.accept) > 1,
+            "ff_unjudged": lambda s: any(
+                unjudged_sites(c.tool, c.args, i) for i, c in enumerate(calls_of(s.canonical))
+            ),
             # Under contains modes a failed attempt is just another call around the sequence.
             "ff_errored": lambda s: s.match in ("exact", "prefix", "unordered"),
             "fp_loop": lambda s: True,
@@ -2407,6 +2448,15 @@ class Runs:
         calls = calls_of(self.rng.choice(spec.accept[1:]))
         if self.rng.random() < 0.25:
             self.recode_one(calls)
+        return self.finish(spec, calls), None
+
+    def ff_unjudged(self, spec: Spec) -> tuple[list[Call], None] | None:
+        calls = calls_of(spec.canonical)
+        options = [s for i, c in enumerate(calls) for s in unjudged_sites(c.tool, c.args, i)]
+        if not options:
+            return None
+        site = self.rng.choice(options)
+        set_at(calls[site.step].args, site.path, reword(site.value, self.rng))
         return self.finish(spec, calls), None
 
     def ff_errored(self, spec: Spec) -> tuple[list[Call], None]:

@@ -57,6 +57,7 @@ def test_json_document_numbers():
         "encoding": 1,
         "ordering": 0,
         "default": 0,
+        "unjudged": 0,
     }
     assert s["false_passes"] == {"redundant_call": 1, "rejected_call": 1, "effect_failed": 0}
     assert s["effects"] == {"checked": 8, "failed": 2, "unverified": 2}

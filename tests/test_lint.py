@@ -475,6 +475,38 @@ def test_norm_unexercised(tmp_path):
     )
 
 
+def test_any_rule_is_listed_and_warned_on_identifiers(tmp_path):
+    free = {"type": "string", "x-eval-norm": "any"}
+    cases_ = [case("send_email", {"customer_id": "C-1", "body": "Hi", "kind": "a", "n": 1})]
+    tools_ = {
+        "send_email": obj(
+            body=free,
+            customer_id={**free},
+            kind={"type": "string", "enum": ["a", "b"], "x-eval-norm": "any"},
+            n={"type": "integer", "x-eval-norm": "any"},
+        )
+    }
+    root = corpus(tmp_path, tools_, cases_)
+    found = {(f.code, f.path.split(".")[-1]) for f in run_lint(root).findings}
+    assert found == {
+        ("any-rule", "body['x-eval-norm']"),
+        ("any-rule", "customer_id['x-eval-norm']"),
+        ("any-rule", "kind['x-eval-norm']"),
+        ("any-rule", "n['x-eval-norm']"),
+        ("any-on-identifier", "customer_id['x-eval-norm']"),
+        ("any-on-identifier", "kind['x-eval-norm']"),
+        ("any-on-identifier", "n['x-eval-norm']"),
+    }
+    why = {
+        f.path.split(".")[-1]: f.message
+        for f in run_lint(root).findings
+        if f.code == "any-on-identifier"
+    }
+    assert "its name ends in id" in why["customer_id['x-eval-norm']"]
+    assert "its values are enumerated" in why["kind['x-eval-norm']"]
+    assert "it is an integer" in why["n['x-eval-norm']"]
+
+
 def test_every_code_has_a_test_and_a_doc():
     source = Path(__file__).read_text()
     docs = (ROOT / "docs" / "lint.md").read_text()

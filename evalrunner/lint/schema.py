@@ -191,6 +191,50 @@ def _kinds(types: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(kinds))
 
 
+def identifier_like(param: Param) -> str | None:
+    """Why a parameter looks like an identifier (where "any value" is almost certainly wrong):
+    it is an enum, has a format or a pattern, is an integer, or its name ends in id."""
+    schema = param.schema
+    name = param.path.rsplit(".", 1)[-1].removesuffix("[]")
+    if "enum" in schema or "const" in schema:
+        return "its values are enumerated"
+    if "format" in schema:
+        return f"it has a format ({schema['format']})"
+    if "pattern" in schema:
+        return "it has a pattern"
+    if "integer" in param.types:
+        return "it is an integer"
+    if _words(name)[-1:] in (["id"], ["ids"]) or name.lower().endswith(("id", "ids")):
+        return "its name ends in id"
+    return None
+
+
+def _check_unjudged(file: str, p: ParamSite, loc: Loc, out: list[Finding]) -> None:
+    out.append(
+        finding(
+            "any-rule",
+            file,
+            loc,
+            f"{p.name}: under the rule 'any', every value is equivalent: its wording is not "
+            "judged (the widest rule there is)",
+            "keep it for free text no eval should judge (a message, a note); judge the rest",
+        )
+    )
+    why = identifier_like(p.param)
+    if why is not None:
+        out.append(
+            finding(
+                "any-on-identifier",
+                file,
+                loc,
+                f"{p.name}: the rule 'any' stands on a parameter that looks like an identifier "
+                f"({why}): a wrong value would pass as a right one",
+                "remove x-eval-norm: any (or name a rule that reads its encodings), or ignore "
+                "any-on-identifier if the tool truly ignores it",
+            )
+        )
+
+
 def check_schema(site: ToolSite, registry: Mapping[str, Normalizer], out: list[Finding]) -> None:
     """The findings about the tool's schema itself: its rules, types, defaults and key names."""
     file = site.file
@@ -198,6 +242,8 @@ def check_schema(site: ToolSite, registry: Mapping[str, Normalizer], out: list[F
         param = p.param
         norm = registry.get(param.norm.name) if param.norm is not None else None
         norm_loc = p.key_loc(NORM)
+        if norm is not None and norm.cls == "unjudged":
+            _check_unjudged(file, p, norm_loc, out)
         if norm is not None and norm.uses_schema and not param.properties:
             out.append(
                 finding(

@@ -17,6 +17,7 @@ from . import (
     ordering,
     redundant_call,
     rejected_call,
+    unjudged,
 )
 from .shape import Kind, Shape
 
@@ -26,6 +27,7 @@ _MODULES = (
     encoding,
     ordering,
     default,
+    unjudged,
     redundant_call,
     rejected_call,
     effect_failed,

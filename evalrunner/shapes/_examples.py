@@ -21,6 +21,20 @@ def absorbed(r: Any, shape: str) -> str:
     return ""
 
 
+def unjudged(r: Any, shape: str) -> str:
+    """A free-text parameter worded otherwise, which the rule `any` does not judge."""
+    for c in r.calls:
+        if c.comparison is None:
+            continue
+        for d in c.comparison.diffs:
+            if d.shape == shape:
+                return (
+                    f"{c.tool}.{d.path}: {short_json(d.actual)} for {short_json(d.expected)} "
+                    f"({d.norm}: not judged)"
+                )
+    return ""
+
+
 def default(r: Any, shape: str) -> str:
     """A parameter stated on one side only, equal to its declared default."""
     for c in r.calls:

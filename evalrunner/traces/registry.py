@@ -91,3 +91,13 @@ def unknown_shape(formats: Mapping[str, TraceFormat] | None = None) -> str:
         for f in (formats if formats is not None else trace_formats()).values()
     )
     return f"the record is in no known trace format (tried: {tried})"
+
+
+def formats_table(formats: Mapping[str, TraceFormat] | None = None) -> str:
+    """The formats as a Markdown table, in detection order (docs/trace-formats.md holds it; a
+    test keeps the two the same)."""
+    rows = ["| `--trace-format` | what it reads | recognised by |", "| --- | --- | --- |"]
+    for f in (formats if formats is not None else BUILTINS).values():
+        cells = (f"`{f.name}`", f.summary, f.looks_like)
+        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(rows)

@@ -112,6 +112,12 @@ def param_text(path: str, p: dict[str, Any]) -> str:
         if p.get("norm"):
             text += f"; rule {p['norm']}"
         text += f" ({shapes})"
+    elif (
+        "unjudged" in (p.get("shapes") or []) and actual is not MISSING and expected is not MISSING
+    ):
+        # free text the rule does not judge: its normal form says nothing, the wordings do
+        text = f"{name}: {_value(actual)} for {_value(expected)}: {p.get('norm')} absorbed it"
+        text += f" ({shapes})"
     else:
         text = f"{name}: {_side(p, 'actual')} ~ {_side(p, 'expected')}"
         if p.get("norm"):

@@ -385,6 +385,9 @@ def _diff_line(d: Any) -> str:
         side = "actual" if d.actual is not MISSING else "expected"
         value = d.actual if d.actual is not MISSING else d.expected
         return f"{d.path}: {short_json(value)} on the {side} side only is the declared default (default)"
+    if d.shape == "unjudged":  # free text the rule does not judge: show both wordings
+        pair = f"{short_json(d.actual)} for {short_json(d.expected)}"
+        return f"{d.path}: {pair}: {d.norm} absorbed it (unjudged)"
     return (
         f"{d.path}: {short_json(d.actual)} ~ {short_json(d.expected)} → {short_json(d.actual_norm)} "
         f"by {d.norm} ({d.shape})"
