@@ -520,6 +520,27 @@ def test_every_code_has_a_test_and_a_doc():
 # ------------------------------------------------------------------------- coverage, paths
 
 
+def test_traces_in_any_format_are_read_as_score_reads_them(tmp_path):
+    """An OpenAI Chat log is read (it was 0 runs, and lint advised removing called tools), and
+    --case-key finds ids where the log keeps them."""
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "search", "arguments": '{"q": "x"}'},
+    }
+    log = {"request": {"task": "c1"}, "messages": [{"role": "assistant", "tool_calls": [call]}]}
+    root = corpus(
+        tmp_path, {"search": obj(q={"type": "string"})}, [case("search", {"q": "x"})], [log]
+    )
+    args = ["lint", "--tools", str(root / "tools"), "--cases", str(root / "cases")]
+    args += ["--traces", str(root / "traces"), "--format", "json"]
+    unkeyed = json.loads(CliRunner().invoke(app, args).stdout)
+    assert unkeyed["coverage"]["unreadable_lines"] == 1  # no case id where the log keeps it
+    keyed = json.loads(CliRunner().invoke(app, [*args, "--case-key", "request.task"]).stdout)
+    assert (keyed["coverage"]["runs"], keyed["coverage"]["calls"]) == (1, 1)
+    assert not [f for f in keyed["findings"] if f["code"] == "tool-never-called"]
+
+
 def test_coverage_counts_tools_and_call_volume(tmp_path):
     calls = [
         {"tool": "search", "args": {"month": "2026-03-01"}},

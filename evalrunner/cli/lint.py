@@ -12,14 +12,20 @@ from rich.text import Text
 
 from ..lint import CODES, Finding, LintReport
 from ..lint import lint as run_lint
+from ..traces import AUTO, Reading
+from ..traces.lines import MAX_LINE_BYTES
 from ..write.results import dumps
 from .common import (
     EXIT_THRESHOLD,
+    CaseKeyOpt,
     CasesOpt,
     Format,
     FormatOpt,
+    MaxLineOpt,
     OutputOpt,
+    RunKeyOpt,
     ToolsOpt,
+    TraceFormatOpt,
     data_console,
     fail,
     input_errors,
@@ -57,6 +63,10 @@ def lint(
             show_default=False,
         ),
     ] = None,
+    trace_format: TraceFormatOpt = AUTO,
+    case_key: CaseKeyOpt = None,
+    run_key: RunKeyOpt = None,
+    max_line_bytes: MaxLineOpt = MAX_LINE_BYTES,
 ) -> None:
     """Check tool schemas, equivalence rules and cases before they bend the numbers.
 
@@ -76,7 +86,9 @@ def lint(
             f"(codes: {', '.join(sorted(CODES))})"
         )
     with input_errors():
-        report = run_lint(tools, cases, traces).ignoring(codes)
+        reading = Reading(trace_format, case_key, run_key, max_line_bytes)
+        reading.reader()  # bad options are unusable input before anything is read
+        report = run_lint(tools, cases, traces, reading=reading).ignoring(codes)
     with output_stream(output) as out:
         if format is Format.json:
             out.write(dumps(report.to_json()) + b"\n")

@@ -25,6 +25,7 @@ from pathlib import Path
 from ..cases import load_cases
 from ..norms import Normalizer, load_registry
 from ..tools import load_tools
+from ..traces import Reading
 from .cases import check_case
 from .findings import CODES, Code, Coverage, Finding, LintReport, json_path, order
 from .laws import law_findings
@@ -39,8 +40,13 @@ def lint(
     cases_dir: str | Path,
     traces: Iterable[str | Path] | None = None,
     registry: Mapping[str, Normalizer] | None = None,
+    *,
+    reading: Reading | None = None,
 ) -> LintReport:
     """Check the tools, rules and cases (and, with traces, the rules on recorded arguments).
+
+    Traces are read as `evalrun score` reads them, in every format (`reading` says how: format,
+    where the ids live; by default each line's format is detected).
 
     Raises InputError only for unusable input: what `evalrun score` would also refuse to read,
     except unknown normalizers and bad rule options, which are findings here.
@@ -57,7 +63,7 @@ def lint(
         tools=len(sites), tools_with_norms=sum(1 for s in sites.values() if s.tool.norm_params)
     )
     if traces is not None:
-        coverage = read_traces(traces, sites, coverage, out)
+        coverage = read_traces(traces, sites, coverage, out, reading)
     for site in sites.values():
         law_findings(site, traces is not None, out)
     unique = dict.fromkeys(out)  # the same finding twice (one node reached twice) is one

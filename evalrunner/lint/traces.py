@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..model import TraceError
-from ..traces import read_runs
+from ..traces import Reading, read_runs
 from .findings import Coverage, Finding, finding
 from .schema import ToolSite, values
 
@@ -17,11 +17,12 @@ def read_traces(
     tools: Mapping[str, ToolSite],
     coverage: Coverage,
     out: list[Finding],
+    reading: Reading | None = None,
 ) -> Coverage:
     """Hand the recorded arguments to the rules' law checks; count the calls the rules cover."""
     runs = calls = with_norms = unreadable = 0
     called = dict.fromkeys(tools, 0)
-    for item in read_runs(paths):
+    for item in read_runs(paths, reading=reading):
         if isinstance(item, TraceError):
             unreadable += 1
             continue
