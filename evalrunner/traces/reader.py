@@ -16,6 +16,7 @@ from ..jsonvalue import json_kind
 from ..model import MISSING, InputError, Run, TraceError
 from .errors import ErrorPatterns
 from .format import Grouper, GroupKeys, LastLinesOf, NativeRecord, Path, TraceFormat
+from .formats._pairing import is_str_in
 from .formats.otel import walk
 from .lines import MAX_LINE_BYTES, LastLines, Parsed
 from .native import decode, parse_record
@@ -321,7 +322,7 @@ def _call_like(record: Any, limit: int = 10_000) -> str | None:
             ):
                 return _seen(f"a tool_calls list of {len(tool_calls)}", f"{where}.tool_calls")
             for key in ("type", "part_kind"):
-                if value.get(key) in CALL_TYPES:
+                if is_str_in(value.get(key), CALL_TYPES):
                     return _seen(f'a {key} "{value[key]}"', where)
             items: Iterable[tuple[str, Any]] = value.items()
             stack.extend((v, f"{where}.{k}") for k, v in items if type(v) in (dict, list))

@@ -114,7 +114,7 @@ def messages_kind(record: dict[str, Any]) -> str | None:
             return "openai-chat"
         content = m.get("content")
         if type(content) is list and any(
-            type(b) is dict and b.get("type") in ANTHROPIC_BLOCKS for b in content
+            type(b) is dict and is_str_in(b.get("type"), ANTHROPIC_BLOCKS) for b in content
         ):
             return "anthropic"
     return "openai-chat" if all(type(m) is dict and "role" in m for m in messages) else None
@@ -126,3 +126,9 @@ def has_messages(record: dict[str, Any]) -> bool:
 
 
 ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "mcp_tool_use", "mcp_tool_result"})
+
+
+def is_str_in(value: Any, names: frozenset[str] | set[str]) -> bool:
+    """`value in names` for a value read from a trace: a list or an object there (unhashable) is
+    simply not one of the names, not a TypeError."""
+    return type(value) is str and value in names

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..format import TraceFormat
-from ._pairing import Pairer, native_call
+from ._pairing import Pairer, is_str_in, native_call
 
 TYPES = frozenset({"ai", "human", "tool", "system", "function", "chat", "AIMessageChunk"})
 
@@ -61,7 +61,7 @@ def is_messages(messages: Any) -> bool:
         return False
     for m in messages:
         fields = _fields(m)
-        if fields is None or "role" in fields or fields.get("type") not in TYPES:
+        if fields is None or "role" in fields or not is_str_in(fields.get("type"), TYPES):
             return False
     return True
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..format import TraceFormat
-from ._pairing import Pairer, has_messages, native_call, openai_reply
+from ._pairing import Pairer, has_messages, is_str_in, native_call, openai_reply
 
 ITEM_TYPES = frozenset(
     {"function_call", "function_call_output", "mcp_call", "message", "reasoning"}
@@ -41,7 +41,7 @@ def _detect(record: Any) -> bool:
     if type(record) is not dict or has_messages(record):
         return False
     return record.get("object") == "response" or any(
-        type(item) is dict and (item.get("type") in ITEM_TYPES or "role" in item)
+        type(item) is dict and (is_str_in(item.get("type"), ITEM_TYPES) or "role" in item)
         for key in ("input", "output")
         if type(record.get(key)) is list
         for item in record[key]

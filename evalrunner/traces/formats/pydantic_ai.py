@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..format import TraceFormat
-from ._pairing import Pairer, native_call
+from ._pairing import Pairer, is_str_in, native_call
 
 ERROR_OUTCOMES = frozenset({"failed", "retried"})
 """A `tool-return` with one of these `outcome`s reached the model as an error (pydantic-ai's
@@ -35,7 +35,7 @@ def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
                 )
             elif kind == "tool-return":
                 fields: dict[str, Any] = {"result": part.get("content")}
-                if part.get("outcome") in ERROR_OUTCOMES:
+                if is_str_in(part.get("outcome"), ERROR_OUTCOMES):
                     fields["error"] = part.get("outcome")
                 pairer.reply(part.get("tool_call_id"), fields)
             elif kind == "retry-prompt" and part.get("tool_name") is not None:
