@@ -1,0 +1,184 @@
+"""What-ifs: the runs a set of suggestions would move, by regrading only the runs it can move.
+
+A rule or a default at parameter P of tool T changes whether two argument objects of T are
+equivalent only when they differ at P or at a parameter holding P (a list P is an item of, an
+object P is a property of). So `WhatIf` indexes the kept groups (runs whose calls fail, or that
+call a tool twice: a run that passes calling each tool once passes under any wider rule) by each
+(tool, parameter) at which one of their calls differs from a step of their case, or from another
+of their calls, and regrades only the groups a change can reach - with a grader built on the
+changed tools, once per distinct set of changes. An accepted sequence added to case C reaches the
+runs of C. Runs that made the same calls are one group, graded once.
+
+(Not reached, by design: calls whose arguments are equal as JSON but which a new rule reads
+apart, `25` and `25.0` under `money_cents`; SPEC makes JSON-equal values equivalent first.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..compare import ToolPlan
+from ..jsonvalue import MISSING, canon_key
+from ..model import Call, Case, Run, Step, Tool
+from ..norms import Normalizer
+from ..score import Grader, RunResult
+from .collect import Group, calls_ok
+from .params import Change, Steps, with_changes
+from .sites import differences
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """An accepted sequence added to a case (at the end: the case's own still come first)."""
+
+    case_id: str
+    steps: tuple[Step, ...]
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (self.case_id, tuple((s.tool, canon_key(dict(s.args))) for s in self.steps))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a set of suggestions does to the runs' true verdicts."""
+
+    gains: int
+    """Runs whose calls fail the true check now and would pass it."""
+    effects_failed: int
+    """Of the gains, runs whose recorded world fails an effect assertion."""
+    unverified: int
+    """Of the gains, runs of a case with effect assertions that recorded no world."""
+    gained_passes: int
+    """Of the gains, runs that would pass outright (their world does not fail)."""
+    lost_passes: int
+    """Runs that pass now and would fail (a call the wider rule makes a repeat of another)."""
+
+
+NOTHING = Outcome(0, 0, 0, 0, 0)
+
+
+class WhatIf:
+    """Regrade the groups a set of changes can move; one grader per distinct set, cached."""
+
+    def __init__(
+        self,
+        tools: Mapping[str, Tool],
+        cases: Mapping[str, Case],
+        registry: Mapping[str, Normalizer],
+        groups: Sequence[Group],
+    ) -> None:
+        self.tools, self.cases, self.registry = tools, cases, registry
+        self.groups = groups
+        self.base = Grader(tools, cases, registry=registry)
+        self.by_param: dict[tuple[str, Steps], set[int]] = {}
+        self.by_case: dict[str, list[int]] = {}
+        seen: dict[Any, frozenset[Steps]] = {}
+        for i, g in enumerate(groups):
+            self.by_case.setdefault(g.case_id, []).append(i)
+            for tool, where in self._differing(g, seen):
+                self.by_param.setdefault((tool, where), set()).add(i)
+        self._cache: dict[Any, tuple[Outcome, dict[int, bool]]] = {}
+
+    def _differing(
+        self, g: Group, seen: dict[Any, frozenset[Steps]]
+    ) -> Iterable[tuple[str, Steps]]:
+        """(tool, parameter) wherever a call of the group differs from a step of its case to
+        the same tool, or from another call of the group to the same tool."""
+        live = [c for c in g.calls if not c.errored and c.malformed is None]
+        others: dict[str, list[Any]] = {}
+        for seq in self.cases[g.case_id].accept:
+            for step in seq:
+                others.setdefault(step.tool, []).append(step.args)
+        found: set[tuple[str, Steps]] = set()
+        for n, call in enumerate(live):
+            plan = self.base.plan(call.tool)
+            against = [
+                *others.get(call.tool, ()),
+                *(c.args for c in live[:n] if c.tool == call.tool),
+            ]
+            for expected in against:
+                for where in _sites(plan, call, expected, seen):
+                    found.add((call.tool, where))
+        return found
+
+    def affected(self, changes: Iterable[Change], sequences: Iterable[Accepted]) -> set[int]:
+        out: set[int] = set()
+        for c in changes:
+            for n in range(1, len(c.steps) + 1):
+                out.update(self.by_param.get((c.tool, c.steps[:n]), ()))
+        for s in sequences:
+            out.update(self.by_case.get(s.case_id, ()))
+        return out
+
+    def outcome(
+        self, changes: Collection[Change] = (), sequences: Collection[Accepted] = ()
+    ) -> Outcome:
+        return self.regrade(changes, sequences)[0]
+
+    def regrade(
+        self, changes: Collection[Change] = (), sequences: Collection[Accepted] = ()
+    ) -> tuple[Outcome, dict[int, bool]]:
+        """The outcome, and for each group regraded whether its calls would pass."""
+        key = (frozenset(c.key for c in changes), frozenset(s.key for s in sequences))
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = self._regrade(changes, sequences)
+        return found
+
+    def grader(self, changes: Collection[Change], sequences: Collection[Accepted]) -> Grader:
+        """A grader with the changes and the added sequences."""
+        cases = dict(self.cases)
+        for s in sequences:
+            case = cases[s.case_id]
+            cases[s.case_id] = dataclasses.replace(case, accept=(*case.accept, s.steps))
+        changed = with_changes(self.tools, changes)
+        names = {c.tool for c in changes}
+        grader = Grader({n: changed[n] for n in names}, cases, registry=self.registry)
+        # The tools no change names keep the plans already compiled (a plan is read-only):
+        # compiling forty tools for every what-if would cost more than the regrade.
+        grader.plans = {**self.base.plans, **grader.plans}
+        grader.tools = changed
+        return grader
+
+    def _regrade(
+        self, changes: Collection[Change], sequences: Collection[Accepted]
+    ) -> tuple[Outcome, dict[int, bool]]:
+        affected = self.affected(changes, sequences)
+        if not affected:
+            return NOTHING, {}
+        grader = self.grader(changes, sequences)
+        gains = effects_failed = unverified = gained = lost = 0
+        now: dict[int, bool] = {}
+        for i in sorted(affected):
+            g = self.groups[i]
+            result = grader.grade(Run("", g.case_id, g.calls, MISSING))
+            assert isinstance(result, RunResult), "every kept group's case is known"
+            ok = calls_ok(result)
+            now[i] = ok
+            if ok and not g.calls_ok:
+                gains += g.runs
+                effects_failed += g.effects_failed
+                unverified += g.unverified
+                gained += g.runs - g.effects_failed
+            elif g.calls_ok and not ok:
+                lost += g.true_passes
+        return Outcome(gains, effects_failed, unverified, gained, lost), now
+
+
+def _sites(
+    plan: ToolPlan, call: Call, expected: Any, seen: dict[Any, frozenset[Steps]]
+) -> frozenset[Steps]:
+    key = (call.tool, canon_key(call.args), canon_key(expected))
+    found = seen.get(key)
+    if found is None:
+        if type(call.args) is dict and isinstance(expected, Mapping):
+            sites = differences(call.args, dict(expected), plan.root)
+            found = frozenset(s.steps for s in sites)
+        else:
+            found = frozenset()
+        seen[key] = found
+    return found
