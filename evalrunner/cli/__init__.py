@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import diff, lint, norms, score
+from . import diff, lint, norms, score, suggest
 
 app = typer.Typer(
     name="evalrun",
@@ -20,6 +20,7 @@ app.command("score")(score.score)
 app.command("norms")(norms.norms)
 app.command("lint")(lint.lint)
 app.command("diff")(diff.diff)
+app.command("suggest")(suggest.suggest)
 
 
 def main() -> None:
