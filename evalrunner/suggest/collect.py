@@ -12,20 +12,22 @@ batches in input order, so examples are the earliest runs whatever the number of
 from __future__ import annotations
 
 import dataclasses
+import gc
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
 
-from ..model import MISSING, Call, Case, Tool, TraceError
+from ..model import Call, Case, Tool, TraceError
 from ..score import Grader, RunResult
 from ..scoring import Config, score
 from ..summary import Summary
-from ..traces import Reading, call_args, call_tool, is_errored, parse_args, parse_record
-from .encodings import census_of
+from ..traces import Reading, call_args, parse_args
+from .encodings import CensusPlan, census_of, census_plan
 from .params import Steps
 
 EXAMPLES = 3
@@ -40,29 +42,58 @@ CensusKey = tuple[str, Steps, str]
 
 def calls_ok(result: RunResult) -> bool:
     """The run's calls pass the true check (rules 1 and 2): matched, and nothing redundant."""
-    return result.accepted is not None and not any(c.label == "redundant" for c in result.calls)
+    if result.accepted is None:
+        return False
+    for c in result.calls:
+        if c.label == "redundant":
+            return False
+    return True
 
 
 def effect_status(result: RunResult) -> str:
     """`none` (the case asserts nothing), `failed`, `unverified` (no world), or `checked`."""
     if not result.effects:
         return "none"
-    if any(e.ok is False for e in result.effects):
-        return "failed"
-    if any(e.ok is None for e in result.effects):
-        return "unverified"
-    return "checked"
+    status = "checked"
+    for e in result.effects:
+        if e.ok is False:
+            return "failed"
+        if e.ok is None:
+            status = "unverified"
+    return status
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector held off for a moment: summarizing a batch allocates many
+    small tuples and no cycles, and each collection it would trigger walks every object the
+    process keeps (the grader's tables, the groups)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @dataclass(slots=True)
 class Group:
-    """The runs of one case that made the same calls (tools, arguments, errored or not)."""
+    """The runs of one case that made the same calls (tools, arguments, errored or not).
+
+    Everything in it is strings, numbers and tuples of them, so that the garbage collector,
+    which would otherwise walk every kept call's arguments on each full collection, leaves it
+    alone: the calls are kept as their JSON text and read back when a what-if needs them.
+    """
 
     case_id: str
-    calls: tuple[Call, ...]
-    result: RunResult
-    """The first run's grade: every run of the group has the same labels and explanations."""
+    recorded: tuple[tuple[str, Any, bool], ...]
+    """Each call as (tool, its arguments as recorded or as JSON bytes, errored)."""
     calls_ok: bool
+    aligned_to: int
+    """The accepted sequence the calls are labelled against."""
+    mismatched: tuple[tuple[int, int], ...]
+    """(call, step) for each call labelled `mismatch`, with the step it was held against."""
     runs: int = 0
     effects_failed: int = 0
     """Runs whose world fails an effect assertion of the case."""
@@ -70,15 +101,27 @@ class Group:
     """Runs of a case with effect assertions that recorded no world."""
     checked: int = 0
     """Runs whose world was checked and held every effect assertion."""
-    examples: list[tuple[str, str]] = field(default_factory=list)
+    examples: tuple[tuple[str, str], ...] = ()
     """(run_id, source) of the earliest runs."""
-    checked_examples: list[tuple[str, str]] = field(default_factory=list)
+    checked_examples: tuple[tuple[str, str], ...] = ()
     """The same, among runs whose world was checked and held."""
+    _calls: tuple[Call, ...] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def calls(self) -> tuple[Call, ...]:
+        """The calls, read back as the trace reader reads them."""
+        if self._calls is None:
+            out = []
+            for tool, text, errored in self.recorded:
+                args, malformed = parse_args(text if type(text) is str else orjson.loads(text))
+                out.append(Call(tool, args, errored, malformed))
+            self._calls = tuple(out)
+        return self._calls
 
     def count(self, status: str, run_id: str, source: str) -> None:
         self.runs += 1
         if len(self.examples) < EXAMPLES:
-            self.examples.append((run_id, source))
+            self.examples += ((run_id, source),)
         if status == "failed":
             self.effects_failed += 1
         elif status == "unverified":
@@ -86,7 +129,7 @@ class Group:
         elif status == "checked":
             self.checked += 1
             if len(self.checked_examples) < EXAMPLES:
-                self.checked_examples.append((run_id, source))
+                self.checked_examples += ((run_id, source),)
 
     def merge(self, other: Group) -> None:
         """Add the runs of `other` (a later batch's part of this group)."""
@@ -94,9 +137,8 @@ class Group:
         self.effects_failed += other.effects_failed
         self.unverified += other.unverified
         self.checked += other.checked
-        self.examples.extend(other.examples[: EXAMPLES - len(self.examples)])
-        room = EXAMPLES - len(self.checked_examples)
-        self.checked_examples.extend(other.checked_examples[:room])
+        self.examples = (self.examples + other.examples)[:EXAMPLES]
+        self.checked_examples = (self.checked_examples + other.checked_examples)[:EXAMPLES]
 
     @property
     def true_passes(self) -> int:
@@ -125,83 +167,114 @@ class Batch:
         self.errors.extend(other.errors)
 
 
+_Seen = tuple[
+    tuple[tuple[str, Any], ...],
+    "tuple[GroupKey, bool, int, tuple[tuple[int, int], ...]] | None",
+    str,
+    str,
+    str,
+]
+"""What one graded run leaves: its live calls (tool, arguments as text), its group (key, calls
+pass, labelled against, mismatched calls) when a what-if can move it, its effects' status, its
+run id and source. No reference to the record or the result survives the call."""
+
+
 class Observer(Grader):
-    """The config's grader, remembering each record it grades until the writer's encoder asks."""
+    """The config's grader, noting what suggest needs of each run it grades until the writer's
+    encoder asks for the batch."""
 
     def __init__(self, config: Config) -> None:
         super().__init__(config.tools, config.cases, registry=config.registry)
-        self._seen: list[tuple[dict[str, Any], RunResult]] = []
+        self._seen: list[_Seen] = []
         self._census: dict[tuple[str, Any], tuple[tuple[Steps, str], ...]] = {}
+        self._census_plans: dict[str, CensusPlan] = {}
 
     def grade_record(self, record: Any, source: str) -> RunResult | TraceError:
         result = super().grade_record(record, source)
         if type(result) is RunResult:
-            self._seen.append((record, result))
+            self._seen.append(_observe(record, result))
         return result
 
     def drain(self, items: list[RunResult | TraceError]) -> Batch:
         """The batch `items` (the results graded since the last call, in order), summarized.
 
-        Used as the writer's encoder, so it runs where the batch was graded. Only records whose
-        result is among `items` count: a worker that gives a batch back half graded (it met a
-        span of a grouping format) leaves records behind that are not this batch's.
+        Used as the writer's encoder, so it runs where the batch was graded. Each run in
+        `items` was graded here, one note each, so the batch's notes are the last ones: a worker
+        that gave a batch back half graded (it met a span of a grouping format) left the notes
+        of that batch before them.
         """
         batch = Batch()
-        ids = {id(item) for item in items}
-        seen, self._seen = self._seen, []
-        for record, result in seen:
-            if id(result) in ids:
-                self._add(batch, record, result)
+        n = sum(1 for item in items if type(item) is RunResult)
+        seen, self._seen = (self._seen[len(self._seen) - n :] if n else []), []
+        calls: dict[tuple[str, Any], int] = {}
+        with _gc_paused():
+            for live, group_of, status, run_id, source in seen:
+                for call in live:
+                    calls[call] = calls.get(call, 0) + 1
+                if group_of is not None:
+                    key, ok, aligned_to, mismatched = group_of
+                    group = batch.groups.get(key)
+                    if group is None:
+                        group = Group(key[0], key[1], ok, aligned_to, mismatched)
+                        batch.groups[key] = group
+                    group.count(status, run_id, source)
+            for (tool, text), times in calls.items():
+                for steps, encoding in self._encodings(tool, text):
+                    batch.census[(tool, steps, encoding)] += times
         batch.errors = [(e.source, e.error) for e in items if type(e) is TraceError]
         return batch
 
-    def _add(self, batch: Batch, record: dict[str, Any], result: RunResult) -> None:
-        raw_calls = record["calls"]
-        parts: list[tuple[str, Any, bool]] = []
-        live_tools: list[str] = []
-        for raw in raw_calls:
-            tool = call_tool(raw)
-            assert tool is not None, "a graded run's calls all have a tool name"
-            args = call_args(raw)
-            text = args if type(args) is str else _dumps(args)
-            errored = is_errored(raw, raw.get("result", MISSING))
-            parts.append((tool, text, errored))
-            if not errored:
-                live_tools.append(tool)
-                self._count(batch.census, tool, text, args)
-        ok = calls_ok(result)
-        if ok and len(set(live_tools)) == len(live_tools):
-            return  # passes, and calls no tool twice: no rule can change its verdict
-        key: GroupKey = (result.case_id, tuple(parts))
-        group = batch.groups.get(key)
-        if group is None:
-            run = parse_record(record, result.source)
-            if isinstance(run, TraceError):  # pragma: no cover (it was graded: it parses)
-                raise AssertionError(run.error)
-            calls = tuple(c._replace(result=MISSING) for c in run.calls)
-            group = batch.groups[key] = Group(result.case_id, calls, result, ok)
-        group.count(effect_status(result), result.run_id, result.source)
-
-    def _count(self, census: Counter[CensusKey], tool: str, text: Any, args: Any) -> None:
-        """Add the encodings of one call's parameters to the census."""
-        plan = self.plans.get(tool)
-        if plan is None or plan.tool is None:
-            return
+    def _encodings(self, tool: str, text: Any) -> tuple[tuple[Steps, str], ...]:
+        """The encodings of one call's parameters (its arguments as recorded, or as written
+        back), kept for the calls that come again."""
         found = self._census.get((tool, text))
         if found is None:
-            parsed, malformed = parse_args(args)
-            found = () if malformed is not None else census_of(plan.tool.params, parsed)
+            plan = self._census_plans.get(tool)
+            if plan is None:
+                known = self.tools.get(tool)
+                plan = self._census_plans[tool] = census_plan(known.params if known else None)
+            found = ()
+            if plan:
+                parsed, malformed = parse_args(text if type(text) is str else orjson.loads(text))
+                if malformed is None:
+                    found = census_of(plan, parsed)
             if len(self._census) >= CENSUS_CACHE:
                 self._census = dict(list(self._census.items())[CENSUS_CACHE // 2 :])
             self._census[(tool, text)] = found
-        for steps, encoding in found:
-            census[(tool, steps, encoding)] += 1
+        return found
+
+
+def _observe(record: dict[str, Any], result: RunResult) -> _Seen:
+    """The note a graded run leaves (see `_Seen`)."""
+    recorded = []
+    live = []
+    tools = set()
+    for raw, c in zip(record["calls"], result.calls):  # a label a call, in order
+        args = call_args(raw)
+        text = args if type(args) is str else _dumps(args)
+        errored = c.label == "errored"
+        recorded.append((c.tool, text, errored))
+        if not errored:
+            live.append((c.tool, text))
+            tools.add(c.tool)
+    ok = calls_ok(result)
+    group_of = None
+    if not ok or len(tools) < len(live):  # fails, or calls a tool twice: a rule can move it
+        mismatched = tuple(
+            [
+                (c.index, c.step)
+                for c in result.calls
+                if c.label == "mismatch" and c.step is not None
+            ]
+        )
+        group_of = ((result.case_id, tuple(recorded)), ok, result.aligned_to, mismatched)
+    return tuple(live), group_of, effect_status(result), result.run_id, result.source
 
 
 def _dumps(args: Any) -> Any:
     try:
         return orjson.dumps(args, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # not JSON (a library caller's objects): a key of its own
+    except TypeError:  # not JSON (a library caller's objects): a key of its own, no census
         return repr(args)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..model import Param
@@ -72,27 +73,84 @@ def encoding_of(value: Any) -> str | None:
     return "other string"
 
 
-def census_of(root: Param, args: Any) -> tuple[tuple[Steps, str], ...]:
-    """(parameter, encoding) for each scalar value the arguments give a declared parameter;
-    a parameter's encoding is counted once per call."""
+@dataclass(frozen=True)
+class CensusPlan:
+    """Where in a tool's arguments the census looks: the parameters whose encoding a schema
+    could still pin (a number or a string with no `enum`, `const` or `pattern` already)."""
+
+    leaves: tuple[tuple[str, Steps], ...] = ()
+    """Properties holding such a value: (name, steps)."""
+    objects: tuple[tuple[str, CensusPlan], ...] = ()
+    """Properties holding an object with such values below."""
+    lists: tuple[tuple[str, Steps, CensusPlan | None], ...] = ()
+    """Properties holding a list: (name, its items' steps when they are such values, else the
+    plan for its items' objects)."""
+
+    def __bool__(self) -> bool:
+        return bool(self.leaves or self.objects or self.lists)
+
+
+_PINNED = ("enum", "const", "pattern")
+_SCALAR_TYPES = frozenset({"string", "number", "integer"})
+
+
+def _countable(param: Param) -> bool:
+    if param.properties or param.items is not None or any(k in param.schema for k in _PINNED):
+        return False
+    return not param.types or bool(_SCALAR_TYPES & set(param.types))
+
+
+def census_plan(root: Param | None, steps: Steps = ()) -> CensusPlan:
+    """The census plan of an object parameter (the tool's root); empty for an unknown tool."""
+    if root is None:
+        return CensusPlan()
+    leaves: list[tuple[str, Steps]] = []
+    objects: list[tuple[str, CensusPlan]] = []
+    lists: list[tuple[str, Steps, CensusPlan | None]] = []
+    for name in sorted(root.properties):
+        child, here = root.properties[name], (*steps, name)
+        if _countable(child):
+            leaves.append((name, here))
+        elif child.properties:
+            sub = census_plan(child, here)
+            if sub:
+                objects.append((name, sub))
+        elif child.items is not None:
+            items, at = child.items, (*here, ITEMS)
+            if _countable(items):
+                lists.append((name, at, None))
+            elif items.properties and (sub := census_plan(items, at)):
+                lists.append((name, at, sub))
+    return CensusPlan(tuple(leaves), tuple(objects), tuple(lists))
+
+
+def census_of(plan: CensusPlan, args: Any) -> tuple[tuple[Steps, str], ...]:
+    """(parameter, encoding) for each value the plan counts in one call's arguments; a
+    parameter's encoding is counted once per call."""
     found: dict[tuple[Steps, str], None] = {}
     if type(args) is dict:
-        _walk(root, args, (), found)
+        _walk(plan, args, found)
     return tuple(found)
 
 
-def _walk(param: Param, value: Any, steps: Steps, found: dict[tuple[Steps, str], None]) -> None:
-    t = type(value)
-    if t is dict:
-        for key, sub in value.items():
-            child = param.properties.get(key)
-            if child is not None:
-                _walk(child, sub, (*steps, key), found)
-    elif t is list:
-        if param.items is not None:
-            for sub in value:
-                _walk(param.items, sub, (*steps, ITEMS), found)
-    elif steps:
-        name = encoding_of(value)
-        if name is not None:
-            found[(steps, name)] = None
+def _walk(plan: CensusPlan, value: dict[str, Any], found: dict[tuple[Steps, str], None]) -> None:
+    for name, steps in plan.leaves:
+        if name in value:
+            encoding = encoding_of(value[name])
+            if encoding is not None:
+                found[(steps, encoding)] = None
+    for name, sub in plan.objects:
+        inner = value.get(name)
+        if type(inner) is dict:
+            _walk(sub, inner, found)
+    for name, steps, items in plan.lists:
+        elements = value.get(name)
+        if type(elements) is not list:
+            continue
+        for element in elements:
+            if items is None:
+                encoding = encoding_of(element)
+                if encoding is not None:
+                    found[(steps, encoding)] = None
+            elif type(element) is dict:
+                _walk(items, element, found)

@@ -115,7 +115,8 @@ def propose(
             o = whatif.outcome([Change(name, steps, default=d.value)])
             scored.append(DefaultSuggestion(name, steps, d.value, evidence, o.gains, _risk(o)))
 
-    _, now = whatif.regrade(all_changes, ())
+    # Alternates among the runs the rules and defaults proposed leave failing.
+    _, now = whatif.regrade([s.change for s in scored if not isinstance(s, AlternateSuggestion)])
     failing = [i for i, g in enumerate(groups) if not now.get(i, g.calls_ok)]
     for alt in alternates(groups, failing, together, config.cases):
         examples = tuple(Example(run_id, source) for run_id, source in alt.examples)

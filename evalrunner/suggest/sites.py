@@ -76,21 +76,21 @@ def mismatches(
     for index, group in enumerate(groups):
         if group.calls_ok:
             continue
-        result = group.result
-        steps = cases[group.case_id].accept[result.aligned_to]
-        for c in result.calls:
-            tool = tools.get(c.tool)
-            if c.label != "mismatch" or c.step is None or tool is None:
+        steps = cases[group.case_id].accept[group.aligned_to]
+        for index, step in group.mismatched:
+            call = group.calls[index]
+            tool = tools.get(call.tool)
+            if tool is None:
                 continue
-            actual, expected = group.calls[c.index].args, steps[c.step].args
-            key = (c.tool, canon_key(actual), canon_key(expected))
+            actual, expected = call.args, steps[step].args
+            key = (call.tool, canon_key(actual), canon_key(expected))
             m = found.get(key)
             if m is None:
-                plan = plans.get(c.tool)
+                plan = plans.get(call.tool)
                 if plan is None:
-                    plan = plans[c.tool] = ToolPlan.compile(tool, registry)
+                    plan = plans[call.tool] = ToolPlan.compile(tool, registry)
                 sites = tuple(differences(actual, dict(expected), plan.root))
-                m = found[key] = Mismatch(c.tool, actual, expected, sites)
+                m = found[key] = Mismatch(call.tool, actual, expected, sites)
             m.occurrences[index] += 1
     return list(found.values())
 

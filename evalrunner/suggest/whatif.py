@@ -1,13 +1,16 @@
 """What-ifs: the runs a set of suggestions would move, by regrading only the runs it can move.
 
-A rule or a default at parameter P of tool T changes whether two argument objects of T are
-equivalent only when they differ at P or at a parameter holding P (a list P is an item of, an
-object P is a property of). So `WhatIf` indexes the kept groups (runs whose calls fail, or that
-call a tool twice: a run that passes calling each tool once passes under any wider rule) by each
-(tool, parameter) at which one of their calls differs from a step of their case, or from another
-of their calls, and regrades only the groups a change can reach - with a grader built on the
-changed tools, once per distinct set of changes. An accepted sequence added to case C reaches the
-runs of C. Runs that made the same calls are one group, graded once.
+A run's true verdict on its calls depends only on which of its calls are equivalent to which
+steps of its case, and to which of its other calls. A rule or a default changes that only for
+two argument objects of its tool that differ at its parameter; and it can make them equivalent
+only if every top-level parameter at which they differ is one the changes reach (a call that
+also names another customer stays a mismatch under any rule on `status`). So `WhatIf` notes, for
+each kept group (runs whose calls fail, or that call a tool twice: a run that passes calling
+each tool once passes under any wider rule), every pair of its calls, or of a call and a step of
+its case, to the same tool that differ, with the top-level parameters they differ at; a set of
+changes regrades only the groups with a pair it can reach, with a grader built on the changed
+tools, once per distinct set of changes. An accepted sequence added to case C reaches the runs of
+C. Runs that made the same calls are one group, graded once.
 
 (Not reached, by design: calls whose arguments are equal as JSON but which a new rule reads
 apart, `25` and `25.0` under `money_cents`; SPEC makes JSON-equal values equivalent first.)
@@ -21,12 +24,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..compare import ToolPlan
-from ..jsonvalue import MISSING, canon_key
+from ..jsonvalue import MISSING, canon_key, json_eq
 from ..model import Call, Case, Run, Step, Tool
 from ..norms import Normalizer
 from ..score import Grader, RunResult
 from .collect import Group, calls_ok
-from .params import Change, Steps, with_changes
+from .params import Change, with_changes
 from .sites import differences
 
 
@@ -74,42 +77,52 @@ class WhatIf:
         self.tools, self.cases, self.registry = tools, cases, registry
         self.groups = groups
         self.base = Grader(tools, cases, registry=registry)
-        self.by_param: dict[tuple[str, Steps], set[int]] = {}
+        self.pairs: list[frozenset[tuple[str, frozenset[str]]]] = []
+        """Per group: (tool, the top-level parameters they differ at) for each differing pair."""
+        self.by_top: dict[tuple[str, str], set[int]] = {}
         self.by_case: dict[str, list[int]] = {}
-        seen: dict[Any, frozenset[Steps]] = {}
+        seen: dict[Any, frozenset[str]] = {}
         for i, g in enumerate(groups):
             self.by_case.setdefault(g.case_id, []).append(i)
-            for tool, where in self._differing(g, seen):
-                self.by_param.setdefault((tool, where), set()).add(i)
+            pairs = self._differing(g, seen)
+            self.pairs.append(pairs)
+            for tool, tops in pairs:
+                for top in tops:
+                    self.by_top.setdefault((tool, top), set()).add(i)
         self._cache: dict[Any, tuple[Outcome, dict[int, bool]]] = {}
 
     def _differing(
-        self, g: Group, seen: dict[Any, frozenset[Steps]]
-    ) -> Iterable[tuple[str, Steps]]:
-        """(tool, parameter) wherever a call of the group differs from a step of its case to
-        the same tool, or from another call of the group to the same tool."""
+        self, g: Group, seen: dict[Any, frozenset[str]]
+    ) -> frozenset[tuple[str, frozenset[str]]]:
+        """(tool, top-level parameters) for each call of the group that differs from a step of
+        its case to the same tool, or from another call of the group to the same tool."""
         live = [c for c in g.calls if not c.errored and c.malformed is None]
         others: dict[str, list[Any]] = {}
         for seq in self.cases[g.case_id].accept:
             for step in seq:
                 others.setdefault(step.tool, []).append(step.args)
-        found: set[tuple[str, Steps]] = set()
+        found: set[tuple[str, frozenset[str]]] = set()
         for n, call in enumerate(live):
             plan = self.base.plan(call.tool)
-            against = [
-                *others.get(call.tool, ()),
-                *(c.args for c in live[:n] if c.tool == call.tool),
-            ]
-            for expected in against:
-                for where in _sites(plan, call, expected, seen):
-                    found.add((call.tool, where))
-        return found
+            earlier = [c.args for c in live[:n] if c.tool == call.tool]
+            for expected in [*others.get(call.tool, ()), *earlier]:
+                tops = _tops(plan, call, expected, seen)
+                if tops:
+                    found.add((call.tool, tops))
+        return frozenset(found)
 
     def affected(self, changes: Iterable[Change], sequences: Iterable[Accepted]) -> set[int]:
-        out: set[int] = set()
+        """The groups the changes and the added sequences can move."""
+        reach: dict[str, set[str]] = {}
         for c in changes:
-            for n in range(1, len(c.steps) + 1):
-                out.update(self.by_param.get((c.tool, c.steps[:n]), ()))
+            if c.steps and c.steps[0] is not None:
+                reach.setdefault(c.tool, set()).add(c.steps[0])
+        out: set[int] = set()
+        for tool, tops in reach.items():
+            for top in tops:
+                for i in self.by_top.get((tool, top), ()):
+                    if i not in out and any(t in reach and d <= reach[t] for t, d in self.pairs[i]):
+                        out.add(i)
         for s in sequences:
             out.update(self.by_case.get(s.case_id, ()))
         return out
@@ -123,7 +136,7 @@ class WhatIf:
         self, changes: Collection[Change] = (), sequences: Collection[Accepted] = ()
     ) -> tuple[Outcome, dict[int, bool]]:
         """The outcome, and for each group regraded whether its calls would pass."""
-        key = (frozenset(c.key for c in changes), frozenset(s.key for s in sequences))
+        key = _key(changes, sequences)
         found = self._cache.get(key)
         if found is None:
             found = self._cache[key] = self._regrade(changes, sequences)
@@ -150,14 +163,23 @@ class WhatIf:
         affected = self.affected(changes, sequences)
         if not affected:
             return NOTHING, {}
+        # A run of a case no added sequence is for moves as under the changes alone: when those
+        # were regraded already (the rules and defaults, before the alternates), reuse them.
+        known: dict[int, bool] = {}
+        alone = self._cache.get(_key(changes, ())) if sequences else None
+        if alone is not None:
+            cases = {s.case_id for s in sequences}
+            known = {i: ok for i, ok in alone[1].items() if self.groups[i].case_id not in cases}
         grader = self.grader(changes, sequences)
         gains = effects_failed = unverified = gained = lost = 0
         now: dict[int, bool] = {}
         for i in sorted(affected):
             g = self.groups[i]
-            result = grader.grade(Run("", g.case_id, g.calls, MISSING))
-            assert isinstance(result, RunResult), "every kept group's case is known"
-            ok = calls_ok(result)
+            ok = known.get(i)
+            if ok is None:
+                result = grader.grade(Run("", g.case_id, g.calls, MISSING))
+                assert isinstance(result, RunResult), "every kept group's case is known"
+                ok = calls_ok(result)
             now[i] = ok
             if ok and not g.calls_ok:
                 gains += g.runs
@@ -169,15 +191,28 @@ class WhatIf:
         return Outcome(gains, effects_failed, unverified, gained, lost), now
 
 
-def _sites(
-    plan: ToolPlan, call: Call, expected: Any, seen: dict[Any, frozenset[Steps]]
-) -> frozenset[Steps]:
+def _key(changes: Collection[Change], sequences: Collection[Accepted]) -> Any:
+    return frozenset(c.key for c in changes), frozenset(s.key for s in sequences)
+
+
+def _tops(
+    plan: ToolPlan, call: Call, expected: Any, seen: dict[Any, frozenset[str]]
+) -> frozenset[str]:
+    """The top-level parameters at which two argument objects of the tool differ (undeclared
+    ones too: no rule reaches those, so a pair that differs there is never reached)."""
     key = (call.tool, canon_key(call.args), canon_key(expected))
     found = seen.get(key)
     if found is None:
         if type(call.args) is dict and isinstance(expected, Mapping):
-            sites = differences(call.args, dict(expected), plan.root)
-            found = frozenset(s.steps for s in sites)
+            e = dict(expected)
+            tops = {s.steps[0] for s in differences(call.args, e, plan.root)}
+            undeclared = {
+                k
+                for k in set(call.args) | set(e)
+                if k not in plan.root.props
+                and not json_eq(call.args.get(k, MISSING), e.get(k, MISSING))
+            }
+            found = frozenset(t for t in tops | undeclared if t is not None)
         else:
             found = frozenset()
         seen[key] = found
