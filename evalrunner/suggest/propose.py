@@ -102,10 +102,18 @@ def propose(
             evidence = _evidence(c.absorbed, stats[name][steps], explained, groups)
             if evidence is None:
                 continue
+            # the other rules, counted on the same evidence (the calls proposed for)
+            counted = [
+                (spec, _calls(keys & c.absorbed, stats[name][steps], explained, groups))
+                for spec, keys in c.others
+            ]
+            others = tuple((spec, n) for spec, n in counted if n)
             change = Change(name, steps, norm=c.rule)
             o = whatif.outcome([change])
             scored.append(
-                RuleSuggestion(name, steps, c.rule, c.others, c.calls, evidence, o.gains, _risk(o))
+                RuleSuggestion(
+                    name, steps, c.rule, others, evidence.calls or 0, evidence, o.gains, _risk(o)
+                )
             )
     for name, by_steps in defaults.items():
         for steps, d in by_steps.items():
@@ -166,6 +174,31 @@ def _site_stats(
     return out
 
 
+def _touched(
+    keys: Collection[Any], stats: Mapping[Any, _SiteStats], explained: Collection[int]
+) -> dict[int, tuple[Mismatch, Site]]:
+    """The explained mismatches that show one of the sites `keys` names, each with the first
+    such site, in the order they were met (input order)."""
+    found: dict[int, tuple[Mismatch, Site]] = {}
+    for key, s in stats.items():
+        if key in keys:
+            for m in s.mismatches:
+                if id(m) in explained and id(m) not in found:
+                    found[id(m)] = (m, s.site)
+    return found
+
+
+def _calls(
+    keys: Collection[Any],
+    stats: Mapping[Any, _SiteStats],
+    explained: Collection[int],
+    groups: Sequence[Group],
+) -> int:
+    """How many explained calls show one of the sites `keys` names."""
+    touched = _touched(keys, stats, explained).values()
+    return sum(n * groups[i].runs for m, _ in touched for i, n in m.occurrences.items())
+
+
 def _evidence(
     absorbed: Collection[Any],
     stats: Mapping[Any, _SiteStats],
@@ -173,26 +206,20 @@ def _evidence(
     groups: Sequence[Group],
 ) -> Evidence | None:
     """The calls and runs whose difference the suggestion absorbs, among calls the suggestions
-    together make equivalent; None when there are none."""
+    together make equivalent, with the earliest runs as examples; None when there are none."""
     calls = 0
-    first_site: dict[int, Site] = {}
-    for key in absorbed:
-        s = stats[key]
-        site = s.site
-        for m in s.mismatches:
-            if id(m) not in explained:
-                continue
-            for i, n in m.occurrences.items():
-                calls += n * groups[i].runs
-                first_site.setdefault(i, site)
+    first: dict[int, Site] = {}
+    for m, site in _touched(absorbed, stats, explained).values():
+        for i, n in m.occurrences.items():
+            calls += n * groups[i].runs
+            first.setdefault(i, site)
     if not calls:
         return None
-    order = sorted(first_site)
+    order = sorted(first)
     examples = []
     for i in order[:EXAMPLES]:
         run_id, source = groups[i].examples[0]
-        site = first_site[i]
-        examples.append(Example(run_id, source, site.actual, site.expected))
+        examples.append(Example(run_id, source, first[i].actual, first[i].expected))
     return Evidence(sum(groups[i].runs for i in order), tuple(examples), calls)
 
 

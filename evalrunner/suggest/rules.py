@@ -99,8 +99,9 @@ class Choice:
     """The keys (`Site.key`) of the sites it absorbs."""
     calls: int
     """Calls whose difference it absorbs (of every mismatched call, before the what-if)."""
-    others: tuple[tuple[NormSpec, int], ...]
-    """The other rules that absorb some of the differences, with the calls each absorbs."""
+    others: tuple[tuple[NormSpec, frozenset[Any]], ...]
+    """The other rules that absorb some of the differences, with the keys of the sites each
+    absorbs, most first."""
 
 
 def absorbs(site: Site, node: Node) -> bool:
@@ -151,7 +152,7 @@ def choose_rules(
             continue
         scored.sort(key=lambda x: (-x[0], x[1]))
         calls, _, spec, absorbed = scored[0]
-        others = tuple((s, n) for n, _, s, _ in scored[1:])
+        others = tuple((s, keys) for _, _, s, keys in scored[1:])
         chosen[steps] = Choice(steps, spec, absorbed, calls, others)
     return chosen
 

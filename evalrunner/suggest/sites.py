@@ -77,8 +77,8 @@ def mismatches(
         if group.calls_ok:
             continue
         steps = cases[group.case_id].accept[group.aligned_to]
-        for index, step in group.mismatched:
-            call = group.calls[index]
+        for call_index, step in group.mismatched:
+            call = group.calls[call_index]
             tool = tools.get(call.tool)
             if tool is None:
                 continue
