@@ -74,14 +74,14 @@ def write_suggestions(
         else:
             key, value = DEFAULT_KEY, s.default
         file, _ = tool_file(tool)
-        text = file.read_text(encoding="utf-8")
+        text = file.read_bytes().decode("utf-8")  # not read_text: it would turn CRLF into LF
         pointer = schema_pointer(json.loads(text), tool, s.steps)
         try:
             new_text = insert_key(text, pointer, key, value)
         except ValueError as e:
             skipped.append(Skipped(s, str(e)))
             continue
-        file.write_text(new_text, encoding="utf-8", newline="")
+        file.write_bytes(new_text.encode("utf-8"))
         shared = "$defs" in pointer or "definitions" in pointer
         written.append(Written(file, s.tool, s.param, key, value, shared))
     return written, skipped
