@@ -180,7 +180,8 @@ def suggest(
             )
         alternates = sum(1 for s in report.suggestions if s.kind == "alternate")
         if alternates:
-            err.print(f"{alternates} alternates not written: paste them into their cases")
+            where = "its case" if alternates == 1 else "their cases"
+            err.print(f"alternates are never written: paste the {alternates} above into {where}")
         if not written:
             err.print("nothing written")
     if strict and summary.unscoreable:

@@ -44,16 +44,16 @@ TIGHTEN_RULES = frozenset({"month", "date", "instant", "money_cents", "duration_
 """The rules whose encodings a schema can pin with `type`, `format` or `pattern`. (`casefold`
 is left out: letter case in free text is not an encoding to pin; ordering rules have none.)"""
 
-PIN: Mapping[str, str] = {
-    "YYYY-MM": '"pattern": "^\\\\d{4}-\\\\d{2}$"',
-    "YYYY-MM-DD": '"format": "date"',
-    "YYYY-MM-DDThh:mm:ssZ": '"format": "date-time"',
-    "YYYY-MM-DDThh:mm:ss±hh:mm": '"format": "date-time"',
-    "ISO 8601 duration": '"format": "duration"',
-    "integer": '"type": "integer"',
-    "decimal string": '"type": "string", "pattern": "^-?\\\\d+(\\\\.\\\\d+)?$"',
+PIN: Mapping[str, tuple[str, str]] = {
+    "month": ("YYYY-MM", '"pattern": "^\\\\d{4}-\\\\d{2}$"'),
+    "date": ("YYYY-MM-DD", '"format": "date"'),
+    "instant": ("a date-time with its offset", '"format": "date-time"'),
+    "money_cents": ("integer cents", '"type": "integer"'),
+    "duration_secs": ("integer seconds", '"type": "integer"'),
+    "number": ("a JSON number", '"type": "number"'),
 }
-"""The schema keywords that accept only the encoding named (the table's hint)."""
+"""Per rule, the encoding it reads every other one as (its normal form), and the schema
+keywords that accept that one only: the hint under each tighten proposal in the table."""
 
 
 def encoding_of(value: Any) -> str | None:

@@ -138,7 +138,11 @@ def _pct(part: int, whole: int) -> str:
 
 
 def _runs(n: int) -> str:
-    return f"{_n(n)} run" + ("" if n == 1 else "s")
+    return _plural(n, "run")
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{_n(n)} {noun}" + ("" if n == 1 else "s")
 
 
 def render_table(report: Report, sources: Iterable[str], console: Console) -> None:
@@ -154,23 +158,24 @@ def render_table(report: Report, sources: Iterable[str], console: Console) -> No
     scored = report.scored
     tighten = [x for x in report.suggestions if isinstance(x, TightenSuggestion)]
     safe = [x for x in scored if not x.risk.risky]
-    _para(
-        console,
-        f"True run failure rate: {_pct(s.true_failed_runs, s.runs)} "
-        f"({_runs(s.true_failed_runs)}) now; {_pct(report.true_failed_if_safe_applied, s.runs)} "
-        f"({_n(report.true_failed_if_safe_applied)}) with the {len(safe)} suggestions without "
-        f"risk below applied."
-        if scored
-        else f"True run failure rate: {_pct(s.true_failed_runs, s.runs)} "
-        f"({_runs(s.true_failed_runs)}).",
+    rate = (
+        f"True run failure rate: {_pct(s.true_failed_runs, s.runs)} ({_runs(s.true_failed_runs)})"
     )
     if scored:
+        after = report.true_failed_if_safe_applied
         _para(
             console,
-            f"All {len(scored)} rules, defaults and alternates at once would pass the calls "
-            f"of {_runs(report.gains_if_all_applied)} that fail now (the sum of their gains "
-            f"is {_n(sum(x.gains for x in scored))}).",
+            f"{rate} now; {_pct(after, s.runs)} ({_n(after)}) with "
+            f"{_plural(len(safe), 'suggestion')} without risk below applied.",
         )
+        _para(
+            console,
+            f"Applied all at once, the {_plural(len(scored), 'suggestion')} below would pass the "
+            f"calls of {_runs(report.gains_if_all_applied)} that fail now (the sum of their "
+            f"gains: {_n(sum(x.gains for x in scored))}).",
+        )
+    else:
+        _para(console, f"{rate}.")
     console.print()
     if scored:
         console.print(Text("Suggestions, by gains (the runs each would pass)", style="bold"))
@@ -308,9 +313,9 @@ def _tighten(console: Console, tighten: list[TightenSuggestion]) -> None:
         console.print(head)
         shares = " · ".join(f"{name} {_n(n)} ({100 * n / total:.0f}%)" for name, n in t.encodings)
         _para(console, shares, "      ")
-        pin = PIN.get(t.encodings[0][0])
+        pin = PIN.get(t.rule)
         if pin is not None:
-            _para(console, f"pin {t.encodings[0][0]}: {pin}", "      ", "dim")
+            _para(console, f"one encoding, {pin[0]}: {pin[1]}", "      ", "dim")
     console.print()
 
 
