@@ -210,3 +210,20 @@ def test_a_zone_must_fit_every_offset_written():
     assert fitting_zones([winter, _at("2026-01-15T10:00:00+03:00"), summer]) == []
     new_york = datetime(2026, 1, 15, 10, tzinfo=timezone(timedelta(hours=-5)))
     assert fitting_zones([new_york])[0] == "America/New_York"
+
+
+def test_the_rule_that_absorbs_everything_is_never_proposed():
+    """`any` (a free-text rule) would absorb a wrong customer id; suggest never infers it, nor
+    any plugin's rule, whose width it cannot rank."""
+    from evalrunner.norms import Normalizer
+
+    d = SCENARIOS / "rule_set"
+    config = load_config(d / "tools", d / "cases")
+    wide = {
+        "any": Normalizer("any", "unjudged", lambda value: None, "every value is equal"),
+        "everything": Normalizer("everything", "encoding", lambda value: 0, "a plugin"),
+    }
+    config = dataclasses.replace(config, registry={**config.registry, **wide})
+    report = suggest(config, [d / "traces"])
+    names = {s.rule.name for s in report.scored if isinstance(s, RuleSuggestion)}
+    assert names == {"set"}

@@ -165,9 +165,10 @@ def suggest(
             "(listed with file:line in the output)"
         )
     if write:
-        written, skipped = write_suggestions(
-            report.suggestions, config.tools, include_risky=include_risky
-        )
+        with input_errors():
+            written, skipped = write_suggestions(
+                report.suggestions, config.tools, include_risky=include_risky
+            )
         for w in written:
             line = f'wrote {w.file}: {w.tool}.{w.param}  "{w.key}": {short_json(w.value, 60)}'
             if w.shared:

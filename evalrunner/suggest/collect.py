@@ -33,7 +33,8 @@ from .params import Steps
 EXAMPLES = 3
 """Runs kept per group as examples (the earliest)."""
 CENSUS_CACHE = 16_384
-"""Distinct calls whose encodings are kept, per process; the older half is dropped when full."""
+"""Distinct calls per tool whose encodings are kept, per process; the older half is dropped when
+full."""
 
 GroupKey = tuple[str, tuple[tuple[str, Any, bool], ...]]
 CensusKey = tuple[str, Steps, str]
@@ -167,67 +168,102 @@ class Batch:
         self.errors.extend(other.errors)
 
 
-_Seen = tuple[
-    tuple[tuple[str, Any], ...],
-    "tuple[GroupKey, bool, int, tuple[tuple[int, int], ...]] | None",
-    str,
-    str,
-    str,
-]
-"""What one graded run leaves: its live calls (tool, arguments as text), its group (key, calls
-pass, labelled against, mismatched calls) when a what-if can move it, its effects' status, its
-run id and source. No reference to the record or the result survives the call."""
+_GroupNote = tuple["GroupKey", bool, int, tuple[tuple[int, int], ...], str, str, str]
+"""A run a what-if can move: its group's key, whether its calls pass, the sequence they are
+labelled against, its mismatched (call, step) pairs, its effects' status, run id and source."""
 
 
 class Observer(Grader):
     """The config's grader, noting what suggest needs of each run it grades until the writer's
-    encoder asks for the batch."""
+    encoder asks for the batch.
+
+    Per run it keeps next to nothing: for each call, a reference to the (cached) census of its
+    arguments, and a note only for a run a what-if can move. Keeping whole records, or a tuple
+    per call, until the batch ends made every garbage collection walk them.
+    """
 
     def __init__(self, config: Config) -> None:
         super().__init__(config.tools, config.cases, registry=config.registry)
-        self._seen: list[_Seen] = []
-        self._census: dict[tuple[str, Any], tuple[tuple[Steps, str], ...]] = {}
+        self._census: dict[str, dict[Any, tuple[CensusKey, ...]]] = {}
+        """Per tool, per call's arguments (as recorded, or as JSON bytes), its census keys."""
         self._census_plans: dict[str, CensusPlan] = {}
+        self._found: list[tuple[CensusKey, ...]] = []
+        """The census of each live call graded since the last batch, in order."""
+        self._ends: list[int] = []
+        """For each run graded since, the length `_found` had after its calls."""
+        self._notes: list[tuple[int, _GroupNote]] = []
+        """(run number since the last batch, note) for the runs a what-if can move."""
 
     def grade_record(self, record: Any, source: str) -> RunResult | TraceError:
         result = super().grade_record(record, source)
         if type(result) is RunResult:
-            self._seen.append(_observe(record, result))
+            self._observe(record["calls"], result)
         return result
+
+    def _observe(self, raw_calls: list[Any], result: RunResult) -> None:
+        labels = result.calls  # a label a recorded call, in order
+        ok = calls_ok(result)
+        movable = not ok or (len(labels) > 1 and _calls_a_tool_twice(labels))
+        recorded: list[tuple[str, Any, bool]] | None = [] if movable else None
+        found = self._found
+        for i in range(len(labels)):
+            c = labels[i]
+            args = call_args(raw_calls[i])
+            text = args if type(args) is str else _dumps(args)
+            errored = c.label == "errored"
+            if not errored:
+                found.append(self._encodings(c.tool, text))
+            if recorded is not None:
+                recorded.append((c.tool, text, errored))
+        if recorded is not None:
+            mismatched = tuple(
+                [(c.index, c.step) for c in labels if c.label == "mismatch" and c.step is not None]
+            )
+            key: GroupKey = (result.case_id, tuple(recorded))
+            note = (key, ok, result.aligned_to, mismatched, effect_status(result))
+            self._notes.append((len(self._ends), (*note, result.run_id, result.source)))
+        self._ends.append(len(found))
 
     def drain(self, items: list[RunResult | TraceError]) -> Batch:
         """The batch `items` (the results graded since the last call, in order), summarized.
 
         Used as the writer's encoder, so it runs where the batch was graded. Each run in
-        `items` was graded here, one note each, so the batch's notes are the last ones: a worker
-        that gave a batch back half graded (it met a span of a grouping format) left the notes
-        of that batch before them.
+        `items` was graded here, so the batch's runs are the last ones noted: a worker that gave
+        a batch back half graded (it met a span of a grouping format) left that batch's before
+        them, and they are dropped.
         """
         batch = Batch()
         n = sum(1 for item in items if type(item) is RunResult)
-        seen, self._seen = (self._seen[len(self._seen) - n :] if n else []), []
-        calls: dict[tuple[str, Any], int] = {}
+        stale = len(self._ends) - n
+        start = self._ends[stale - 1] if stale > 0 else 0
+        found, notes = self._found[start:], [note for i, note in self._notes if i >= stale]
+        self._found, self._ends, self._notes = [], [], []
         with _gc_paused():
-            for live, group_of, status, run_id, source in seen:
-                for call in live:
-                    calls[call] = calls.get(call, 0) + 1
-                if group_of is not None:
-                    key, ok, aligned_to, mismatched = group_of
-                    group = batch.groups.get(key)
-                    if group is None:
-                        group = Group(key[0], key[1], ok, aligned_to, mismatched)
-                        batch.groups[key] = group
-                    group.count(status, run_id, source)
-            for (tool, text), times in calls.items():
-                for steps, encoding in self._encodings(tool, text):
-                    batch.census[(tool, steps, encoding)] += times
+            times: dict[int, list[Any]] = {}
+            for entry in found:  # the same cached tuple for the same call: counted by identity
+                seen = times.get(id(entry))
+                if seen is None:
+                    times[id(entry)] = [entry, 1]
+                else:
+                    seen[1] += 1
+            for entry, k in times.values():
+                for census_key in entry:
+                    batch.census[census_key] += k
+            for key, ok, aligned_to, mismatched, status, run_id, source in notes:
+                group = batch.groups.get(key)
+                if group is None:
+                    group = batch.groups[key] = Group(key[0], key[1], ok, aligned_to, mismatched)
+                group.count(status, run_id, source)
         batch.errors = [(e.source, e.error) for e in items if type(e) is TraceError]
         return batch
 
-    def _encodings(self, tool: str, text: Any) -> tuple[tuple[Steps, str], ...]:
-        """The encodings of one call's parameters (its arguments as recorded, or as written
-        back), kept for the calls that come again."""
-        found = self._census.get((tool, text))
+    def _encodings(self, tool: str, text: Any) -> tuple[CensusKey, ...]:
+        """The census keys of one call's arguments (as recorded, or as JSON bytes), kept for the
+        calls that come again."""
+        by_text = self._census.get(tool)
+        if by_text is None:
+            by_text = self._census[tool] = {}
+        found = by_text.get(text)
         if found is None:
             plan = self._census_plans.get(tool)
             if plan is None:
@@ -237,43 +273,27 @@ class Observer(Grader):
             if plan:
                 parsed, malformed = parse_args(text if type(text) is str else orjson.loads(text))
                 if malformed is None:
-                    found = census_of(plan, parsed)
-            if len(self._census) >= CENSUS_CACHE:
-                self._census = dict(list(self._census.items())[CENSUS_CACHE // 2 :])
-            self._census[(tool, text)] = found
+                    found = tuple((tool, steps, enc) for steps, enc in census_of(plan, parsed))
+            if len(by_text) >= CENSUS_CACHE:
+                by_text = self._census[tool] = dict(list(by_text.items())[CENSUS_CACHE // 2 :])
+            by_text[text] = found
         return found
 
 
-def _observe(record: dict[str, Any], result: RunResult) -> _Seen:
-    """The note a graded run leaves (see `_Seen`)."""
-    recorded = []
-    live = []
-    tools = set()
-    for raw, c in zip(record["calls"], result.calls):  # a label a call, in order
-        args = call_args(raw)
-        text = args if type(args) is str else _dumps(args)
-        errored = c.label == "errored"
-        recorded.append((c.tool, text, errored))
-        if not errored:
-            live.append((c.tool, text))
-            tools.add(c.tool)
-    ok = calls_ok(result)
-    group_of = None
-    if not ok or len(tools) < len(live):  # fails, or calls a tool twice: a rule can move it
-        mismatched = tuple(
-            [
-                (c.index, c.step)
-                for c in result.calls
-                if c.label == "mismatch" and c.step is not None
-            ]
-        )
-        group_of = ((result.case_id, tuple(recorded)), ok, result.aligned_to, mismatched)
-    return tuple(live), group_of, effect_status(result), result.run_id, result.source
+def _calls_a_tool_twice(labels: tuple[Any, ...]) -> bool:
+    seen = set()
+    for c in labels:
+        if c.label != "errored":
+            if c.tool in seen:
+                return True
+            seen.add(c.tool)
+    return False
 
 
 def _dumps(args: Any) -> Any:
+    """A call's arguments as JSON bytes, keys as recorded (the alternates print them so)."""
     try:
-        return orjson.dumps(args, option=orjson.OPT_SORT_KEYS)
+        return orjson.dumps(args)
     except TypeError:  # not JSON (a library caller's objects): a key of its own, no census
         return repr(args)
 

@@ -74,14 +74,20 @@ def write_suggestions(
         else:
             key, value = DEFAULT_KEY, s.default
         file, _ = tool_file(tool)
-        text = file.read_bytes().decode("utf-8")  # not read_text: it would turn CRLF into LF
+        try:
+            text = file.read_bytes().decode("utf-8")  # not read_text: it turns CRLF into LF
+        except OSError as e:
+            raise InputError(f"{file}: cannot read this tool file: {e.strerror or e}") from None
         pointer = schema_pointer(json.loads(text), tool, s.steps)
         try:
             new_text = insert_key(text, pointer, key, value)
         except ValueError as e:
             skipped.append(Skipped(s, str(e)))
             continue
-        file.write_bytes(new_text.encode("utf-8"))
+        try:
+            file.write_bytes(new_text.encode("utf-8"))
+        except OSError as e:
+            raise InputError(f"{file}: cannot write this tool file: {e.strerror or e}") from None
         shared = "$defs" in pointer or "definitions" in pointer
         written.append(Written(file, s.tool, s.param, key, value, shared))
     return written, skipped

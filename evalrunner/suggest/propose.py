@@ -123,10 +123,12 @@ def propose(
             o = whatif.outcome([Change(name, steps, default=d.value)])
             scored.append(DefaultSuggestion(name, steps, d.value, evidence, o.gains, _risk(o)))
 
-    # Alternates among the runs the rules and defaults proposed leave failing.
-    _, now = whatif.regrade([s.change for s in scored if not isinstance(s, AlternateSuggestion)])
+    # Alternates among the runs the rules and defaults proposed leave failing, grouped by
+    # their calls as a grader with those rules sees them.
+    proposed = [s.change for s in scored if not isinstance(s, AlternateSuggestion)]
+    _, now = whatif.regrade(proposed)
     failing = [i for i, g in enumerate(groups) if not now.get(i, g.calls_ok)]
-    for alt in alternates(groups, failing, together, config.cases):
+    for alt in alternates(groups, failing, whatif.grader(proposed, ()), config.cases):
         examples = tuple(Example(run_id, source) for run_id, source in alt.examples)
         suggestion = AlternateSuggestion(
             alt.case_id, alt.steps, Evidence(alt.runs, examples), 0, Risk()
@@ -136,7 +138,7 @@ def propose(
             AlternateSuggestion(alt.case_id, alt.steps, suggestion.evidence, o.gains, _risk(o))
         )
 
-    tighten = _tighten(config, corpus, rules)
+    tighten = _tighten(config, corpus, [s for s in scored if isinstance(s, RuleSuggestion)])
     listed: list[Suggestion] = [*_ordered(scored), *tighten]
     listed = [s for s in listed if _wanted(s, tool, kinds)]
 
@@ -247,10 +249,11 @@ def _ordered(scored: list[Scored]) -> list[Scored]:
 
 
 def _tighten(
-    config: Config, corpus: Corpus, rules: Mapping[str, Mapping[Steps, Choice]]
+    config: Config, corpus: Corpus, rules: Iterable[RuleSuggestion]
 ) -> list[TightenSuggestion]:
     """Parameters under an encoding rule (declared or suggested) that received several
     encodings, most mixed first."""
+    suggested = {(r.tool, r.steps): r.rule for r in rules}
     by_param: dict[tuple[str, Steps], dict[str, int]] = {}
     for (tool, steps, encoding), n in corpus.census.items():
         by_param.setdefault((tool, steps), {})[encoding] = n
@@ -258,7 +261,7 @@ def _tighten(
     for (tool, steps), counts in by_param.items():
         if len(counts) < 2:
             continue
-        rule = _rule_at(config, rules, tool, steps)
+        rule = suggested.get((tool, steps)) or _declared(config, tool, steps)
         if rule is None or rule.name not in TIGHTEN_RULES:
             continue
         encodings = tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
@@ -267,12 +270,7 @@ def _tighten(
     return sorted(out, key=lambda t: (-minority[id(t)], t.tool, t.param))
 
 
-def _rule_at(
-    config: Config, rules: Mapping[str, Mapping[Steps, Choice]], tool: str, steps: Steps
-) -> NormSpec | None:
-    chosen = rules.get(tool, {}).get(steps)
-    if chosen is not None:
-        return chosen.rule
+def _declared(config: Config, tool: str, steps: Steps) -> NormSpec | None:
     t = config.tools.get(tool)
     param = param_at(t.params, steps) if t is not None else None
     return param.norm if param is not None else None

@@ -19,6 +19,7 @@ apart, `25` and `25.0` under `money_cents`; SPEC makes JSON-equal values equival
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -82,8 +83,12 @@ class WhatIf:
         self.by_top: dict[tuple[str, str], set[int]] = {}
         self.by_case: dict[str, list[int]] = {}
         seen: dict[Any, frozenset[str]] = {}
+        self.tools_called: dict[int, Counter[str]] = {}
         for i, g in enumerate(groups):
-            self.by_case.setdefault(g.case_id, []).append(i)
+            if not g.calls_ok:  # a sequence added last cannot change what a passing run matched
+                self.by_case.setdefault(g.case_id, []).append(i)
+                live = [c.tool for c in g.calls if not c.errored and c.malformed is None]
+                self.tools_called[i] = Counter(live)
             pairs = self._differing(g, seen)
             self.pairs.append(pairs)
             for tool, tops in pairs:
@@ -124,7 +129,11 @@ class WhatIf:
                     if i not in out and any(t in reach and d <= reach[t] for t, d in self.pairs[i]):
                         out.add(i)
         for s in sequences:
-            out.update(self.by_case.get(s.case_id, ()))
+            # a run matches a sequence only if it calls each of its tools as often, at least
+            needs = Counter(step.tool for step in s.steps)
+            for i in self.by_case.get(s.case_id, ()):
+                if not needs - self.tools_called[i]:
+                    out.add(i)
         return out
 
     def outcome(
