@@ -2,11 +2,12 @@
 kept on the side.
 
 The pass *is* `scoring.score`: the same reader, errors, line accounting, progress and `--jobs`.
-Suggest only swaps in a grader that remembers the records it graded (`Observer`) and a writer
-whose encoder (run where the batch was graded: a worker process under `--jobs`) turns them into
-a compact `Batch`: runs grouped by their case and calls, since runs that make the same calls get
-the same grade, and a census of the encodings each parameter received. The writer merges the
-batches in input order, so examples are the earliest runs whatever the number of workers.
+Suggest only swaps in a grader that notes what it needs of each run it grades (`Observer`) and a
+writer whose encoder (run where the batch was graded: a worker process under `--jobs`) turns the
+notes into a compact `Batch`: the runs a what-if can move, grouped by their case and calls (runs
+that make the same calls get the same grade), and a census of the encodings each parameter
+received. The writer merges the batches in input order, so examples are the earliest runs
+whatever the number of workers.
 """
 
 from __future__ import annotations
@@ -168,7 +169,7 @@ class Batch:
         self.errors.extend(other.errors)
 
 
-_GroupNote = tuple["GroupKey", bool, int, tuple[tuple[int, int], ...], str, str, str]
+_GroupNote = tuple[GroupKey, bool, int, tuple[tuple[int, int], ...], str, str, str]
 """A run a what-if can move: its group's key, whether its calls pass, the sequence they are
 labelled against, its mismatched (call, step) pairs, its effects' status, run id and source."""
 

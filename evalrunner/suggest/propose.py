@@ -107,7 +107,8 @@ def propose(
                 (spec, _calls(keys & c.absorbed, stats[name][steps], explained, groups))
                 for spec, keys in c.others
             ]
-            others = tuple((spec, n) for spec, n in counted if n)
+            # most first; among as many, narrowest first (the order `counted` is in)
+            others = tuple(sorted(((spec, n) for spec, n in counted if n), key=lambda o: -o[1]))
             change = Change(name, steps, norm=c.rule)
             o = whatif.outcome([change])
             scored.append(

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..compare import ToolPlan
 from ..jsonvalue import MISSING, canon_key, json_eq
-from ..model import Call, Case, Run, Step, Tool
+from ..model import Case, Run, Step, Tool
 from ..norms import Normalizer
 from ..score import Grader, RunResult
 from .collect import Group, calls_ok
@@ -101,17 +101,26 @@ class WhatIf:
     ) -> frozenset[tuple[str, frozenset[str]]]:
         """(tool, top-level parameters) for each call of the group that differs from a step of
         its case to the same tool, or from another call of the group to the same tool."""
-        live = [c for c in g.calls if not c.errored and c.malformed is None]
-        others: dict[str, list[Any]] = {}
+        # each argument object named by something cheap to hash: a call by its recorded text,
+        # a step by its identity (the cases live as long as this)
+        live = [
+            (call, text)
+            for call, (_, text, _) in zip(g.calls, g.recorded)
+            if not call.errored and call.malformed is None
+        ]
+        others: dict[str, list[tuple[Any, Any]]] = {}
         for seq in self.cases[g.case_id].accept:
             for step in seq:
-                others.setdefault(step.tool, []).append(step.args)
+                others.setdefault(step.tool, []).append((id(step.args), step.args))
         found: set[tuple[str, frozenset[str]]] = set()
-        for n, call in enumerate(live):
+        for n, (call, text) in enumerate(live):
             plan = self.base.plan(call.tool)
-            earlier = [c.args for c in live[:n] if c.tool == call.tool]
-            for expected in [*others.get(call.tool, ()), *earlier]:
-                tops = _tops(plan, call, expected, seen)
+            earlier = [(t, c.args) for c, t in live[:n] if c.tool == call.tool]
+            for name, expected in [*others.get(call.tool, ()), *earlier]:
+                key = (call.tool, text, name)
+                tops = seen.get(key)
+                if tops is None:
+                    tops = seen[key] = _tops(plan, call.args, expected)
                 if tops:
                     found.add((call.tool, tops))
         return frozenset(found)
@@ -130,9 +139,10 @@ class WhatIf:
                         out.add(i)
         for s in sequences:
             # a run matches a sequence only if it calls each of its tools as often, at least
-            needs = Counter(step.tool for step in s.steps)
+            needs = Counter(step.tool for step in s.steps).items()
             for i in self.by_case.get(s.case_id, ()):
-                if not needs - self.tools_called[i]:
+                called = self.tools_called[i]
+                if all(called.get(tool, 0) >= n for tool, n in needs):
                     out.add(i)
         return out
 
@@ -204,25 +214,14 @@ def _key(changes: Collection[Change], sequences: Collection[Accepted]) -> Any:
     return frozenset(c.key for c in changes), frozenset(s.key for s in sequences)
 
 
-def _tops(
-    plan: ToolPlan, call: Call, expected: Any, seen: dict[Any, frozenset[str]]
-) -> frozenset[str]:
+def _tops(plan: ToolPlan, actual: Any, expected: Any) -> frozenset[str]:
     """The top-level parameters at which two argument objects of the tool differ (undeclared
     ones too: no rule reaches those, so a pair that differs there is never reached)."""
-    key = (call.tool, canon_key(call.args), canon_key(expected))
-    found = seen.get(key)
-    if found is None:
-        if type(call.args) is dict and isinstance(expected, Mapping):
-            e = dict(expected)
-            tops = {s.steps[0] for s in differences(call.args, e, plan.root)}
-            undeclared = {
-                k
-                for k in set(call.args) | set(e)
-                if k not in plan.root.props
-                and not json_eq(call.args.get(k, MISSING), e.get(k, MISSING))
-            }
-            found = frozenset(t for t in tops | undeclared if t is not None)
-        else:
-            found = frozenset()
-        seen[key] = found
-    return found
+    if type(actual) is not dict or not isinstance(expected, Mapping):
+        return frozenset()
+    e = dict(expected)
+    tops = {s.steps[0] for s in differences(actual, e, plan.root)}
+    for k in set(actual) | set(e):
+        if k not in plan.root.props and not json_eq(actual.get(k, MISSING), e.get(k, MISSING)):
+            tops.add(k)
+    return frozenset(t for t in tops if t is not None)
