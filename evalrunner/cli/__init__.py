@@ -12,7 +12,7 @@ import typer
 
 from .. import __version__
 from ..config import discover
-from . import diff, lint, norms, report, score
+from . import diff, lint, norms, report, score, suggest
 from .audit import app as audit_app
 from .common import input_errors
 
@@ -86,6 +86,7 @@ app.command("report")(report.report)
 app.command("norms")(norms.norms)
 app.command("lint")(lint.lint)
 app.command("diff")(diff.diff)
+app.command("suggest")(suggest.suggest)
 app.add_typer(audit_app, name="audit")
 
 EXIT_PIPE = 141

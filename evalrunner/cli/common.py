@@ -85,6 +85,29 @@ MaxLineOpt = Annotated[
 ]
 
 
+JobsOpt = Annotated[
+    str,
+    typer.Option(
+        "--jobs",
+        "-j",
+        metavar="N",
+        help="Work on N worker processes, or auto (one per CPU). The output is the same as "
+        "with 1, byte for byte.",
+    ),
+]
+
+
+def parse_jobs(value: str) -> int:
+    """--jobs: a whole number >= 1, or auto (the CPUs this process may run on)."""
+    if value == "auto":
+        if hasattr(os, "sched_getaffinity"):
+            return max(1, len(os.sched_getaffinity(0)))
+        return os.cpu_count() or 1
+    if not value.isdigit() or int(value) < 1:
+        raise fail(f"--jobs takes a whole number of processes (1 or more) or auto, not {value!r}")
+    return int(value)
+
+
 def stderr() -> Console:
     """Diagnostics and progress: always standard error."""
     return Console(stderr=True, highlight=False)

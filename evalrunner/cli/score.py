@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -18,6 +17,7 @@ from ..write.table import SHOW
 from .common import (
     CaseKeyOpt,
     CasesOpt,
+    JobsOpt,
     MaxLineOpt,
     OutputOpt,
     RunKeyOpt,
@@ -27,6 +27,7 @@ from .common import (
     fail,
     input_errors,
     output_stream,
+    parse_jobs,
     progress,
     verdict_exit,
 )
@@ -120,16 +121,7 @@ def score(
             show_default=False,
         ),
     ] = None,
-    jobs: Annotated[
-        str,
-        typer.Option(
-            "--jobs",
-            "-j",
-            metavar="N",
-            help="Score on N worker processes, or auto (one per CPU). The output is the same "
-            "as with 1, byte for byte.",
-        ),
-    ] = "1",
+    jobs: JobsOpt = "1",
 ) -> None:
     """Score recorded runs: the failure rate exact-match reports, the true one, and why they differ.
 
@@ -147,7 +139,7 @@ def score(
     if limit is not None and show is None:
         raise fail("--limit counts the runs --show lists: add --show (failures, for instance)")
     check_rate(fail_above)
-    n_jobs = _jobs(jobs)
+    n_jobs = parse_jobs(jobs)
     with input_errors():
         reading = Reading(
             trace_format,
@@ -182,14 +174,3 @@ def score(
                     group_by=group_by,
                 )
     raise typer.Exit(code=verdict_exit(summary, strict=strict, fail_above=fail_above))
-
-
-def _jobs(value: str) -> int:
-    """--jobs: a whole number >= 1, or auto (the CPUs this process may run on)."""
-    if value == "auto":
-        if hasattr(os, "sched_getaffinity"):
-            return max(1, len(os.sched_getaffinity(0)))
-        return os.cpu_count() or 1
-    if not value.isdigit() or int(value) < 1:
-        raise fail(f"--jobs takes a whole number of processes (1 or more) or auto, not {value!r}")
-    return int(value)

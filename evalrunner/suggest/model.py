@@ -1,0 +1,149 @@
+"""What `evalrun suggest` proposes: the four kinds of suggestion and the report that holds them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..jsonvalue import MISSING
+from ..model import NormSpec, Step
+from ..summary import Summary
+from .params import Change, Steps, param_path
+from .whatif import Accepted
+
+KINDS = ("rule", "default", "alternate", "tighten")
+"""The kinds of suggestion, in the order ties between equal gains are listed."""
+
+
+@dataclass(frozen=True)
+class Risk:
+    """Among the runs a suggestion would pass: what the recorded worlds say against it."""
+
+    effects_failed: int = 0
+    """Runs whose world fails an effect assertion: the suggestion would make false passes."""
+    unverified: int = 0
+    """Runs of a case with effect assertions that recorded no world: nothing says either way."""
+
+    @property
+    def risky(self) -> bool:
+        return self.effects_failed > 0
+
+
+@dataclass(frozen=True)
+class Example:
+    run_id: str
+    source: str
+    actual: Any = MISSING
+    """The call's value at the parameter (MISSING: the call leaves it out)."""
+    expected: Any = MISSING
+    """The step's value (MISSING: the step leaves it out)."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    runs: int
+    examples: tuple[Example, ...]
+    calls: int | None = None
+    """Calls whose difference the suggestion absorbs (None for an alternate: whole runs)."""
+
+
+@dataclass(frozen=True)
+class RuleSuggestion:
+    kind: ClassVar[str] = "rule"
+    tool: str
+    steps: Steps
+    rule: NormSpec
+    others: tuple[tuple[NormSpec, int], ...]
+    """The other rules that absorb some of the same differences, with the calls each absorbs."""
+    absorbed: int
+    """The calls this rule absorbs, counted as `others` are (among every mismatched call)."""
+    evidence: Evidence
+    gains: int
+    risk: Risk
+
+    @property
+    def param(self) -> str:
+        return param_path(self.steps)
+
+    @property
+    def change(self) -> Change:
+        return Change(self.tool, self.steps, norm=self.rule)
+
+
+@dataclass(frozen=True)
+class DefaultSuggestion:
+    kind: ClassVar[str] = "default"
+    tool: str
+    steps: Steps
+    default: Any
+    evidence: Evidence
+    gains: int
+    risk: Risk
+
+    @property
+    def param(self) -> str:
+        return param_path(self.steps)
+
+    @property
+    def change(self) -> Change:
+        return Change(self.tool, self.steps, default=self.default)
+
+
+@dataclass(frozen=True)
+class AlternateSuggestion:
+    kind: ClassVar[str] = "alternate"
+    case_id: str
+    sequence: tuple[Step, ...]
+    evidence: Evidence
+    gains: int
+    risk: Risk
+
+    @property
+    def accepted(self) -> Accepted:
+        return Accepted(self.case_id, self.sequence)
+
+
+@dataclass(frozen=True)
+class TightenSuggestion:
+    kind: ClassVar[str] = "tighten"
+    tool: str
+    steps: Steps
+    rule: str
+    """The rule that absorbs the encodings now (declared, or suggested here)."""
+    encodings: tuple[tuple[str, int], ...]
+    """Each encoding's name and the calls that used it, most used first."""
+
+    @property
+    def param(self) -> str:
+        return param_path(self.steps)
+
+
+Suggestion = RuleSuggestion | DefaultSuggestion | AlternateSuggestion | TightenSuggestion
+Scored = RuleSuggestion | DefaultSuggestion | AlternateSuggestion
+"""The kinds scored as a what-if (tighten changes the schema, not the scoring)."""
+
+
+@dataclass(frozen=True)
+class Report:
+    suggestions: tuple[Suggestion, ...]
+    """Ordered: by gains (then kind, evidence, name); tighten proposals last."""
+    summary: Summary
+    """The scoring of the traces as they are (what `evalrun score` prints)."""
+    gains_if_all_applied: int
+    """Runs whose calls every rule, default and alternate listed, applied at once, would pass."""
+    true_failed_if_safe_applied: int
+    """True failures left with every listed suggestion without risk applied (a full regrade)."""
+    errors: tuple[tuple[str, str], ...]
+    """Every unscoreable line: (`file:line`, reason)."""
+    kinds: tuple[str, ...] = KINDS
+    """The kinds asked for (`--kind`; all of them by default)."""
+    tool: str | None = None
+    """The tool asked for (`--tool`), if any."""
+
+    @property
+    def scored(self) -> tuple[Scored, ...]:
+        return tuple(s for s in self.suggestions if not isinstance(s, TightenSuggestion))
+
+    @property
+    def risky(self) -> int:
+        return sum(1 for s in self.scored if s.risk.risky)

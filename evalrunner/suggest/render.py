@@ -1,0 +1,332 @@
+"""The suggestions for a person (a rich table, 80 columns, readable without colour) and for a
+program (SPEC's JSON document).
+
+Every string that comes from the user's files (tool, parameter and case names, values) is printed
+as `rich.text.Text`, never as markup: a parameter called `pay[/]` prints as it is.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable
+from typing import IO, Any
+
+import orjson
+from rich.console import Console
+from rich.text import Text
+
+from .. import __version__
+from ..jsonvalue import MISSING, short_json
+from ..model import NormSpec
+from .encodings import PIN
+from .model import (
+    AlternateSuggestion,
+    DefaultSuggestion,
+    Evidence,
+    Example,
+    Report,
+    RuleSuggestion,
+    Scored,
+    Suggestion,
+    TightenSuggestion,
+)
+
+# ------------------------------------------------------------------------------------- JSON
+
+
+def rule_json(spec: NormSpec) -> dict[str, Any]:
+    return {"name": spec.name, **spec.options}
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    """The document of SPEC "`evalrun suggest`", keys in its order. The summary adds to SPEC's
+    keys the line accounting `score` gives (`lines`, `unscoreable`) and the true failures left
+    with every suggestion without risk applied (`true_failed_runs_if_safe_applied`)."""
+    s = report.summary
+    return {
+        "evalrun": __version__,
+        "suggestions": [suggestion_json(x) for x in report.suggestions],
+        "summary": {
+            "runs": s.runs,
+            "true_failed_runs": s.true_failed_runs,
+            "gains_if_all_applied": report.gains_if_all_applied,
+            "risky": report.risky,
+            "true_failed_runs_if_safe_applied": report.true_failed_if_safe_applied,
+            "lines": s.lines,
+            "unscoreable": s.unscoreable,
+        },
+        "errors": [{"source": source, "error": error} for source, error in report.errors],
+    }
+
+
+def suggestion_json(s: Suggestion) -> dict[str, Any]:
+    if isinstance(s, RuleSuggestion):
+        return {
+            "kind": s.kind,
+            "tool": s.tool,
+            "param": s.param,
+            "rule": rule_json(s.rule),
+            "others": [rule_json(o) for o, _ in s.others],
+            "evidence": _evidence_json(s.evidence),
+            "gains": s.gains,
+            "risk": _risk_json(s),
+        }
+    if isinstance(s, DefaultSuggestion):
+        return {
+            "kind": s.kind,
+            "tool": s.tool,
+            "param": s.param,
+            "default": s.default,
+            "evidence": _evidence_json(s.evidence),
+            "gains": s.gains,
+            "risk": _risk_json(s),
+        }
+    if isinstance(s, AlternateSuggestion):
+        return {
+            "kind": s.kind,
+            "case_id": s.case_id,
+            "sequence": _steps_json(s),
+            "evidence": _evidence_json(s.evidence),
+            "gains": s.gains,
+            "risk": _risk_json(s),
+        }
+    return {
+        "kind": s.kind,
+        "tool": s.tool,
+        "param": s.param,
+        "encodings": [{"encoding": name, "calls": n} for name, n in s.encodings],
+    }
+
+
+def _steps_json(s: AlternateSuggestion) -> list[dict[str, Any]]:
+    return [{"tool": step.tool, "args": dict(step.args)} for step in s.sequence]
+
+
+def _evidence_json(e: Evidence) -> dict[str, Any]:
+    out: dict[str, Any] = {} if e.calls is None else {"calls": e.calls}
+    out["runs"] = e.runs
+    out["examples"] = [_example_json(x) for x in e.examples]
+    return out
+
+
+def _example_json(x: Example) -> dict[str, Any]:
+    out: dict[str, Any] = {"run_id": x.run_id, "source": x.source}
+    if x.actual is not MISSING:
+        out["actual"] = x.actual
+    if x.expected is not MISSING:
+        out["expected"] = x.expected
+    return out
+
+
+def _risk_json(s: Scored) -> dict[str, int]:
+    return {"effects_failed": s.risk.effects_failed, "unverified": s.risk.unverified}
+
+
+def write_json(report: Report, out: IO[bytes]) -> None:
+    out.write(orjson.dumps(to_json(report), option=orjson.OPT_INDENT_2) + b"\n")
+
+
+# ------------------------------------------------------------------------------------ table
+
+
+def _n(x: int) -> str:
+    return f"{x:,}"
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "–"
+
+
+def _runs(n: int) -> str:
+    return _plural(n, "run")
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{_n(n)} {noun}" + ("" if n == 1 else "s")
+
+
+def render_table(report: Report, sources: Iterable[str], console: Console) -> None:
+    s = report.summary
+    console.print(
+        Text.assemble(
+            ("evalrun suggest", "bold"),
+            f" · {_n(s.runs)} runs · {', '.join(sources)}",
+            (f" · {_n(s.unscoreable)} unscoreable lines" if s.unscoreable else ""),
+        )
+    )
+    console.print()
+    scored = report.scored
+    tighten = [x for x in report.suggestions if isinstance(x, TightenSuggestion)]
+    safe = [x for x in scored if not x.risk.risky]
+    rate = (
+        f"True run failure rate: {_pct(s.true_failed_runs, s.runs)} ({_runs(s.true_failed_runs)})"
+    )
+    if scored:
+        after = report.true_failed_if_safe_applied
+        _para(
+            console,
+            f"{rate} now; {_pct(after, s.runs)} ({_n(after)}) with "
+            f"{_plural(len(safe), 'suggestion')} without risk below applied.",
+        )
+        _para(
+            console,
+            f"Applied all at once, the {_plural(len(scored), 'suggestion')} below would pass the "
+            f"calls of {_runs(report.gains_if_all_applied)} that fail now (the sum of their "
+            f"gains: {_n(sum(x.gains for x in scored))}).",
+        )
+    else:
+        _para(console, f"{rate}.")
+    console.print()
+    if scored:
+        console.print(Text("Suggestions, by gains (the runs each would pass)", style="bold"))
+        console.print()
+        for x in scored:
+            _suggestion(console, x)
+        console.print()
+    elif set(report.kinds) & {"rule", "default", "alternate"}:
+        _para(
+            console,
+            "No rule, default or alternate to suggest: no failing call differs from its step "
+            "in a way a built-in rule or a default absorbs, and no failing run with a checked "
+            "world took another path.",
+        )
+        console.print()
+    if tighten:
+        _tighten(console, tighten)
+    _errors(console, report)
+
+
+def _para(console: Console, text: str, indent: str = "", style: str = "") -> None:
+    width = max(console.width - len(indent), 20)
+    for line in textwrap.wrap(text, width=width, break_on_hyphens=False):
+        console.print(Text(indent + line, style=style))
+
+
+GAINS_WIDTH = 6
+BODY = " " * (GAINS_WIDTH + 2)
+
+
+def _suggestion(console: Console, x: Scored) -> None:
+    if isinstance(x, AlternateSuggestion):
+        where, what = x.case_id, "+ accepted sequence"
+    else:
+        where = f"{x.tool}.{x.param}"
+        if isinstance(x, RuleSuggestion):
+            value: Any = x.rule.name if not x.rule.options else rule_json(x.rule)
+            what = f'"x-eval-norm": {short_json(value, 60)}'
+        else:
+            what = f'"default": {short_json(x.default, 60)}'
+    head = Text(f"{_n(x.gains):>{GAINS_WIDTH}}  {x.kind:<9} ")
+    head.append(where, style="bold")
+    if x.risk.risky:
+        head.append("  RISKY", style="bold red")
+    if head.cell_len + 2 + len(what) <= console.width:
+        head.append(f"  {what}")
+        console.print(head)
+    else:  # the annotation on a line of its own rather than cut in two
+        console.print(head)
+        console.print(Text(BODY + what), soft_wrap=True)
+    _para(console, _evidence_line(x), BODY)
+    if isinstance(x, RuleSuggestion) and x.others:
+        _para(console, "others: " + _others(x), BODY, "dim")
+    if isinstance(x, AlternateSuggestion):
+        line = orjson.dumps(_steps_json(x)).decode()
+        console.print(Text(BODY + line), soft_wrap=True)
+    if x.risk.risky:
+        _para(
+            console,
+            f"risky: {_n(x.risk.effects_failed)} of the {_runs(x.gains)} it would pass "
+            "fail an effect assertion: it would make false passes. Doubt it first.",
+            BODY,
+            "red",
+        )
+    elif x.risk.unverified:
+        _para(
+            console,
+            f"{_n(x.risk.unverified)} of the {_runs(x.gains)} it would pass recorded no world "
+            "to check (unverified).",
+            BODY,
+        )
+    if not x.gains:
+        _para(
+            console,
+            "gains nothing alone: the runs it explains also need other suggestions (they "
+            "count in the total with all applied).",
+            BODY,
+        )
+
+
+def _others(x: RuleSuggestion) -> str:
+    """The other rules that absorb some of the evidence: as many (and wider, or it would have
+    been chosen), or fewer, with how many."""
+    same = [o.name + _options(o) for o, n in x.others if n >= x.absorbed]
+    fewer = [(o.name + _options(o), n) for o, n in x.others if n < x.absorbed]
+    parts = []
+    if same:
+        verb = "absorbs" if len(same) == 1 else "absorb"
+        parts.append(
+            f"{' and '.join(same)} {verb} as many, but {'is' if len(same) == 1 else 'are'} wider"
+        )
+    parts.extend(f"{name} absorbs {_n(n)} of these {_n(x.absorbed)} calls" for name, n in fewer)
+    return "; ".join(parts)
+
+
+def _options(spec: NormSpec) -> str:
+    if not spec.options:
+        return ""
+    return " (" + ", ".join(f"{k} {v}" for k, v in spec.options.items()) + ")"
+
+
+def _evidence_line(x: Scored) -> str:
+    e = x.evidence
+    ex = e.examples[0] if e.examples else None
+    if isinstance(x, AlternateSuggestion):
+        where = f" (e.g. {ex.source})" if ex is not None else ""
+        return (
+            f"{_runs(e.runs)} made these calls and recorded a world that holds every effect "
+            f'assertion of the case{where}; paste into its "accept":'
+        )
+    assert ex is not None, "a rule or default always has an example"
+    name = x.param.rsplit(".", 1)[-1] if "." in x.param else x.param
+    pair = f"{name}: {short_json(ex.actual, 32)} vs {short_json(ex.expected, 32)}"
+    if isinstance(x, RuleSuggestion):
+        result = x.rule.name + _options(x.rule)
+    else:
+        result = f"default {short_json(x.default, 24)}"
+    return f"{pair} in {_runs(e.runs)} → {result}"
+
+
+def _tighten(console: Console, tighten: list[TightenSuggestion]) -> None:
+    console.print(Text("The better fix: one encoding per parameter", style="bold"))
+    _para(
+        console,
+        "These parameters receive one meaning in several encodings. A rule absorbs them; a "
+        "schema that accepts only one (type, format, pattern) removes the false failures at "
+        "the source, and tells the agent which to send.",
+    )
+    console.print()
+    for t in tighten:
+        total = sum(n for _, n in t.encodings)
+        head = Text("  ")
+        head.append(f"{t.tool}.{t.param}", style="bold")
+        head.append(f" ({t.rule})")
+        console.print(head)
+        shares = " · ".join(f"{name} {_n(n)} ({100 * n / total:.0f}%)" for name, n in t.encodings)
+        _para(console, shares, "      ")
+        pin = PIN.get(t.rule)
+        if pin is not None:
+            _para(console, f"one encoding, {pin[0]}: {pin[1]}", "      ", "dim")
+    console.print()
+
+
+def _errors(console: Console, report: Report) -> None:
+    s = report.summary
+    if not s.unscoreable:
+        return
+    console.print(
+        Text(f"Unscoreable lines ({_n(s.unscoreable)}, counted, not scored):", style="bold")
+    )
+    for source, error in report.errors[:20]:
+        console.print(Text(f"  {source}  {error}"))
+    if s.unscoreable > 20:
+        console.print(f"  … and {_n(s.unscoreable - 20)} more (--format json lists them all)")

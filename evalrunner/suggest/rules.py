@@ -1,0 +1,385 @@
+"""Which built-in rule absorbs the differences seen at a parameter, with which options, and
+which others also would.
+
+The candidates are the built-in rules (never `any`, which absorbs everything, nor a plugin's,
+whose width suggest cannot rank), tried in order of width (`NARROWEST_FIRST`). Each is compiled
+onto the parameter with the rules already chosen below it (the rules inside a value apply first,
+so the parameters are decided deepest first), and scores the calls whose difference at the
+parameter it absorbs. The rule that absorbs the most wins; among rules that absorb as many, the
+narrowest. The rest that absorb anything are its `others`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import zoneinfo
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from ..compare import Node, normalize
+from ..jsonvalue import MISSING, json_eq
+from ..model import NormSpec, Param, Tool
+from ..norms import Normalizer, zone
+from .encodings import encoding_of
+from .params import Change, Steps, compile_node
+from .sites import Site
+
+NARROWEST_FIRST = (
+    "unordered_list",
+    "set",
+    "casefold",
+    "number",
+    "money_cents",
+    "duration_secs",
+    "instant",
+    "date",
+    "month",
+    "known_fields",
+)
+"""The built-in rules suggest proposes, each equating fewer values than the next where two can
+absorb the same difference: a multiset before a set; a number by value before money or a duration
+(which also read units or text); a point in time before its date, before its month. Unrelated
+rules (casefold and month, say) never absorb the same difference, so their order does not matter."""
+
+READ_ENCODINGS = frozenset({"month", "date", "instant", "money_cents", "duration_secs", "number"})
+"""Rules that read a value's encoding. Their evidence is a difference between two values written
+differently (`"2026-03"` and `"2026-03-01"`; `42.0` and `4200`): two values written alike
+(`"2026-03-02"` and `"2026-03-01"`) are two values, and a wider rule that equates them
+(`month`) does not thereby explain more."""
+
+PREFERRED_ZONES = (
+    "Europe/London",
+    "Europe/Berlin",
+    "Europe/Paris",
+    "Europe/Madrid",
+    "Europe/Helsinki",
+    "Europe/Istanbul",
+    "America/New_York",
+    "America/Chicago",
+    "America/Denver",
+    "America/Los_Angeles",
+    "America/Sao_Paulo",
+    "Asia/Dubai",
+    "Asia/Kolkata",
+    "Asia/Singapore",
+    "Asia/Shanghai",
+    "Asia/Tokyo",
+    "Australia/Sydney",
+    "Pacific/Auckland",
+)
+"""Where several zones fit the offsets, the first of these that fits is named (then the rest of
+the IANA zones, alphabetically): a zone a reader recognizes, not the first in the alphabet."""
+
+_ZONE_NAME = re.compile(r"\b[A-Z][A-Za-z]+(?:/[A-Za-z][A-Za-z_+-]*)+")
+_ZONE_SUFFIX = re.compile(r"(?:[Zz]|[+-]\d{2}(?::?\d{2})?)$")
+_OFFSET = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?[+-]\d{2}(?::?\d{2})?")
+MAX_OFFSETS = 64
+"""Distinct (instant, offset) pairs a zone must fit; beyond them the first are taken."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A distinct site with how many calls show it."""
+
+    site: Site
+    calls: int
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The rule chosen for one parameter."""
+
+    steps: Steps
+    rule: NormSpec
+    absorbed: frozenset[Any]
+    """The keys (`Site.key`) of the sites it absorbs."""
+    calls: int
+    """Calls whose difference it absorbs (of every mismatched call, before the what-if)."""
+    others: tuple[tuple[NormSpec, frozenset[Any]], ...]
+    """The other rules that absorb some of the differences, with the keys of the sites each
+    absorbs, most first."""
+
+
+def absorbs(site: Site, node: Node) -> bool:
+    """Whether `node` (the site's parameter, compiled) makes the site's two sides equivalent."""
+    if site.kind == "pair":
+        a, e = normalize(site.actual, node), normalize(site.expected, node)
+        return json_eq(a, e)
+    return node.default is not MISSING and json_eq(normalize(site.present, node), node.default_norm)
+
+
+def choose_rules(
+    tool: Tool,
+    params: Mapping[Steps, tuple[Param, Sequence[Entry]]],
+    registry: Mapping[str, Normalizer],
+) -> dict[Steps, Choice]:
+    """The rule for each parameter of `tool` whose sites some built-in rule absorbs.
+
+    `params` maps each parameter with sites to (its Param, its sites). Parameters that declare
+    a rule already are left alone: changing a declared rule is a decision for a person.
+    """
+    chosen: dict[Steps, Choice] = {}
+    order = sorted(params, key=lambda s: (-len(s), _sort_key(s)))
+    for steps in order:
+        param, entries = params[steps]
+        if param.norm is not None:
+            continue
+        below = [
+            Change(tool.name, sub[len(steps) :], norm=c.rule)
+            for sub, c in chosen.items()
+            if sub[: len(steps)] == steps
+        ]
+        base = compile_node(param, registry, below)
+        open_entries = [e for e in entries if not absorbs(e.site, base)]
+        if not open_entries:
+            continue
+        scored: list[tuple[int, int, NormSpec, frozenset[Any]]] = []
+        for rank, name in enumerate(NARROWEST_FIRST):
+            if name not in registry or not _applies(name, param, registry[name]):
+                continue
+            evidence = open_entries
+            if name in READ_ENCODINGS:
+                evidence = [e for e in open_entries if _rewritten(e.site) or _rounding(e.site)]
+            found = _best_options(name, param, tool, evidence, below, registry)
+            if found is not None and found[1]:
+                spec, calls, absorbed = found
+                scored.append((calls, rank, spec, absorbed))
+        if not scored:
+            continue
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        calls, _, spec, absorbed = scored[0]
+        others = tuple((s, keys) for _, _, s, keys in scored[1:])
+        chosen[steps] = Choice(steps, spec, absorbed, calls, others)
+    return chosen
+
+
+def _sort_key(steps: Steps) -> tuple[tuple[int, str], ...]:
+    return tuple((0, "") if s is None else (1, s) for s in steps)
+
+
+def _applies(name: str, param: Param, norm: Normalizer) -> bool:
+    if param.types and norm.applies_to:
+        types = set(param.types)
+        if "integer" in types:
+            types.add("number")
+        if not types & set(norm.applies_to):
+            return False
+    if name == "known_fields":
+        # Only where the schema lets an object carry what it does not declare.
+        return bool(param.properties) and param.schema.get("additionalProperties") is not False
+    return True
+
+
+def _score(
+    spec: NormSpec,
+    param: Param,
+    tool: Tool,
+    entries: Sequence[Entry],
+    below: list[Change],
+    registry: Mapping[str, Normalizer],
+) -> tuple[int, frozenset[Any]]:
+    node = compile_node(param, registry, [*below, Change(tool.name, (), norm=spec)])
+    absorbed = [e for e in entries if absorbs(e.site, node)]
+    return sum(e.calls for e in absorbed), frozenset(e.site.key for e in absorbed)
+
+
+def _best_options(
+    name: str,
+    param: Param,
+    tool: Tool,
+    entries: Sequence[Entry],
+    below: list[Change],
+    registry: Mapping[str, Normalizer],
+) -> tuple[NormSpec, int, frozenset[Any]] | None:
+    """The rule `name` with the options the evidence supports, and what it absorbs."""
+    plain = NormSpec(name)
+    calls, absorbed = _score(plain, param, tool, entries, below, registry)
+    best = (plain, calls, absorbed)
+    if name in ("month", "date"):
+        best = _with_zone(best, param, tool, entries, below, registry)
+    elif name == "number":
+        best = _with_digits(best, tool, param, entries, below, registry)
+    return best
+
+
+# ------------------------------------------------------------------------------------- tz
+
+
+def _with_zone(
+    plain: tuple[NormSpec, int, frozenset[Any]],
+    param: Param,
+    tool: Tool,
+    entries: Sequence[Entry],
+    below: list[Change],
+    registry: Mapping[str, Normalizer],
+) -> tuple[NormSpec, int, frozenset[Any]]:
+    """`month` or `date` in the zone the values support, when one does better than UTC.
+
+    A zone the description names (`"... (America/New_York)"`) wins when it absorbs at least what
+    UTC absorbs. Otherwise a zone must fit every offset written in the values (`+01:00` in
+    winter and `+02:00` in summer is Berlin; `+01:00` and `+02:00` on the same day is no zone)
+    and absorb strictly more than UTC, and everything UTC absorbs.
+    """
+    spec, calls, absorbed = plain
+    named = _named_zones(param, tool)
+    for name in named:
+        z_spec = NormSpec(spec.name, {"tz": name})
+        z_calls, z_absorbed = _score(z_spec, param, tool, entries, below, registry)
+        if z_absorbed >= absorbed and z_calls >= calls:
+            return z_spec, z_calls, z_absorbed
+    if all(e.site.key in absorbed for e in entries):
+        return plain
+    for name in fitting_zones(_offsets(entries)):
+        if name in named:
+            continue
+        z_spec = NormSpec(spec.name, {"tz": name})
+        z_calls, z_absorbed = _score(z_spec, param, tool, entries, below, registry)
+        if z_absorbed >= absorbed and z_calls > calls:
+            return z_spec, z_calls, z_absorbed
+        break  # the first zone that fits speaks for all of them: they agree on every value
+    return plain
+
+
+def _named_zones(param: Param, tool: Tool) -> list[str]:
+    text = " ".join(
+        d for d in (param.schema.get("description"), tool.description) if isinstance(d, str)
+    )
+    known = all_zones()
+    return list(dict.fromkeys(m for m in _ZONE_NAME.findall(text) if m in known))
+
+
+def _offsets(entries: Iterable[Entry]) -> list[datetime]:
+    """The date-times written with a numeric offset among the sites' values."""
+    found: dict[str, datetime] = {}
+    for e in entries:
+        for value in (e.site.actual, e.site.expected):
+            if type(value) is str and value not in found and _OFFSET.fullmatch(value):
+                try:
+                    moment = datetime.fromisoformat(value[:10] + "T" + value[11:])
+                except ValueError:  # a shape Python 3.10 does not read: one hint fewer
+                    continue
+                if moment.utcoffset():
+                    found[value] = moment
+    return [found[k] for k in sorted(found)][:MAX_OFFSETS]
+
+
+def fitting_zones(moments: Sequence[datetime]) -> list[str]:
+    """The IANA zones whose offset at each moment is the offset it was written with."""
+    offsets = {m.utcoffset() for m in moments}
+    if not moments or len(offsets) > 2:
+        return []  # a zone keeps at most two offsets a year (standard and summer time)
+    return [n for n in _zone_order() if all(_fits(n, m) for m in moments)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _fits(name: str, moment: datetime) -> bool:
+    tz = _tz(name)
+    return tz is not None and moment.astimezone(tz).utcoffset() == moment.utcoffset()
+
+
+@functools.cache
+def _tz(name: str) -> tzinfo | None:
+    try:
+        return zone(name)
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def _zone_order() -> tuple[str, ...]:
+    return (*PREFERRED_ZONES, *sorted(all_zones() - set(PREFERRED_ZONES)))
+
+
+@functools.lru_cache(maxsize=1)
+def all_zones() -> frozenset[str]:
+    """Canonical `Area/City` IANA zones (no `Etc/GMT-1`, whose sign reads backwards)."""
+    try:
+        names = zoneinfo.available_timezones()
+    except Exception:  # no zone database to list: the preferred zones still resolve
+        names = set()
+    names |= set(PREFERRED_ZONES)
+    return frozenset(
+        n for n in names if "/" in n and not n.startswith(("Etc/", "SystemV/", "posix/", "right/"))
+    )
+
+
+# --------------------------------------------------------------------------------- digits
+
+
+def _with_digits(
+    plain: tuple[NormSpec, int, frozenset[Any]],
+    tool: Tool,
+    param: Param,
+    entries: Sequence[Entry],
+    below: list[Change],
+    registry: Mapping[str, Normalizer],
+) -> tuple[NormSpec, int, frozenset[Any]]:
+    """`number` with the most `digits` that absorb the differences that look like rounding.
+
+    A difference looks like rounding when it is smaller than a tenth of the last digit the step
+    wrote (`129.9501` for `129.95`, `0.100001` for `0.1`); `42.5` for `42.0` does not, and no
+    `digits` is chosen that would absorb it: that is another amount.
+    """
+    _, _, absorbed = plain
+    noise = {e.site.key for e in entries if e.site.key not in absorbed and _rounding(e.site)}
+    if not noise:
+        return plain
+    best = plain
+    for digits in range(20, -1, -1):
+        d_spec = NormSpec("number", {"digits": digits})
+        d_calls, d_absorbed = _score(d_spec, param, tool, entries, below, registry)
+        if not d_absorbed >= absorbed or d_absorbed - absorbed - noise:
+            continue  # it loses something plain number absorbs, or absorbs another amount
+        if d_calls > best[1]:
+            best = (d_spec, d_calls, d_absorbed)
+    return best
+
+
+def _rewritten(site: Site) -> bool:
+    """Whether the site's two values are written differently: in other encodings, or as
+    date-times of another shape or offset (`+01:00` and `+02:00` are two ways to write)."""
+    if site.kind == "pair":
+        a, e = site.actual, site.expected
+    else:
+        return True  # a restated default: the default's own encoding is not on the other side
+    return _written(a) != _written(e)
+
+
+def _written(value: Any) -> tuple[str | None, str]:
+    """How a value is written: its encoding, and for a date-time its shape (digits aside:
+    `.000` milliseconds or none) and the offset it names."""
+    name = encoding_of(value)
+    if name is not None and name.startswith("YYYY-MM-DDT") and type(value) is str:
+        m = _ZONE_SUFFIX.search(value)
+        offset = m.group(0) if m else ""
+        return re.sub(r"\d", "9", value[: len(value) - len(offset)]), offset
+    return name, ""
+
+
+def _decimal(value: Any) -> Decimal | None:
+    if type(value) is int or type(value) is float:
+        text = repr(value)
+    elif type(value) is str:
+        text = value
+    else:
+        return None
+    try:
+        d = Decimal(text)
+    except InvalidOperation:
+        return None
+    return d if d.is_finite() else None
+
+
+def _rounding(site: Site) -> bool:
+    if site.kind != "pair":
+        return False
+    a, e = _decimal(site.actual), _decimal(site.expected)
+    if a is None or e is None or a == e:
+        return False
+    exponent = e.normalize().as_tuple().exponent
+    written = max(0, -exponent) if isinstance(exponent, int) else 0
+    return abs(a - e) < Decimal(1).scaleb(-(written + 1))
