@@ -1,12 +1,16 @@
 """evalrun: score LLM agents' recorded tool calls honestly.
 
-The public API. Everything not listed in `__all__` is an implementation detail.
+The public API. Everything not listed in `__all__` is an implementation detail. Data flows one
+way, and so do the packages: files -> model (`read`, `traces`, `model`) -> grade (`grade`) ->
+summary (`summary`) -> writer (`write`); `scoring.score` is that flow as one call, and `lint`,
+`diff`, `suggest` and `audit` are built on it.
 """
 
 __version__ = "0.1.0"
 
-from .cases import load_cases
-from .compare import Comparison, Diff, ToolPlan, args_equivalent
+from .grade.compare import Comparison, Diff, ToolPlan, args_equivalent
+from .grade.grader import CallResult, Grader, RunResult
+from .grade.norms import Normalizer, NormError, load_registry
 from .lint import Finding, LintReport, lint
 from .model import (
     MISSING,
@@ -21,11 +25,10 @@ from .model import (
     Tool,
     TraceError,
 )
-from .norms import Normalizer, NormError, load_registry
-from .score import CallResult, Grader, RunResult
-from .scoring import Config, load_config
+from .read.cases import load_cases
+from .read.tools import load_tools
+from .scoring import Config, load_config, score
 from .summary import Summary
-from .tools import load_tools
 from .traces import Reading, TraceFormat, TraceReader, read_runs
 from .write import Collect, Output, Writer, WriterFormat
 
@@ -68,4 +71,5 @@ __all__ = [
     "load_registry",
     "load_tools",
     "read_runs",
+    "score",
 ]

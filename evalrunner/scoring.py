@@ -17,13 +17,13 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .cases import load_cases, unknown_tools
-from .groups import group_of, parse_key
+from .grade.grader import Grader, RunResult
+from .grade.norms import Normalizer, load_registry
 from .model import Case, InputError, Tool, TraceError
-from .norms import Normalizer, load_registry
-from .score import Grader, RunResult
+from .read.cases import load_cases, unknown_tools
+from .read.tools import load_tools
 from .summary import Summary
-from .tools import load_tools
+from .summary.groups import group_of, parse_key
 from .traces import GroupingSeen, Reading, TraceInput, TraceReader, trace_files
 from .traces.format import LastLinesOf
 from .traces.lines import MAX_LINE_BYTES, Skipped, block_lines, read_blocks

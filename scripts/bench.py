@@ -45,11 +45,11 @@ from typing import Any
 
 import orjson
 
-from evalrunner.cases import load_cases
+from evalrunner.grade.norms import bind, load_registry
 from evalrunner.jsonvalue import canon_key
 from evalrunner.model import MISSING
-from evalrunner.norms import bind, load_registry
-from evalrunner.tools import load_tools
+from evalrunner.read.cases import load_cases
+from evalrunner.read.tools import load_tools
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATOR_VERSION = 4

@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalrunner import MISSING, args_equivalent
-from evalrunner.compare import ToolPlan
-from evalrunner.norms import BUILTINS
-from evalrunner.tools import parse_tool
+from evalrunner.grade.compare import ToolPlan
+from evalrunner.grade.norms import BUILTINS
+from evalrunner.read.tools import parse_tool
 
 from .strategies import json_values, norm_inputs
 
@@ -425,7 +425,7 @@ def test_defaults_restated_stay_equivalent(a):
 def test_a_plugin_rule_is_compared_pairwise_unless_it_says_it_may_not_be():
     """A plugin may read values by type (`1` apart from `1.0`): unless it declares `json_stable`,
     its tools' calls are compared pairwise, JSON equality first."""
-    from evalrunner.norms import Normalizer
+    from evalrunner.grade.norms import Normalizer
 
     def by_type(value):
         return [type(value).__name__, value]

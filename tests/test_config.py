@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from evalrunner.cli import app
-from evalrunner.config import discover, find, load
 from evalrunner.model import InputError
+from evalrunner.read.settings import discover, find, load
 
 DATA = Path(__file__).parent / "data" / "cli"
 

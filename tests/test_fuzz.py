@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from evalrunner import InputError, TraceError
-from evalrunner.cases import parse_case
-from evalrunner.compare import ToolPlan
-from evalrunner.norms import load_registry
-from evalrunner.score import Grader
+from evalrunner.grade.compare import ToolPlan
+from evalrunner.grade.grader import Grader
+from evalrunner.grade.norms import load_registry
+from evalrunner.read.cases import parse_case
+from evalrunner.read.tools import parse_tool
 from evalrunner.scoring import Config
-from evalrunner.tools import parse_tool
 from evalrunner.traces import Reading, TraceReader
 from evalrunner.traces.lines import stream_lines
 from evalrunner.write.results import encode_items

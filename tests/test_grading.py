@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evalrunner.score import RunResult
+from evalrunner.grade.grader import RunResult
 from evalrunner.scoring import load_config, score
 from evalrunner.write import Collect
 from evalrunner.write.results import run_to_json
@@ -116,7 +116,7 @@ def test_a_memoized_grade_is_the_grade():
     must be exactly what grading the record afresh gives, with its own run_id and source."""
     import orjson
 
-    from evalrunner.score import Grader
+    from evalrunner.grade.grader import Grader
     from evalrunner.traces import parse_record
 
     for d in sorted(SCENARIOS.iterdir()):
@@ -172,7 +172,7 @@ def test_tiny_tables_give_the_same_results(monkeypatch, tmp_path):
     bytes as with the defaults."""
     from typer.testing import CliRunner
 
-    from evalrunner import score
+    from evalrunner.grade import grader as score
     from evalrunner.cli import app
     from evalrunner.write import results as report
 

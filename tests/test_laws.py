@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from evalrunner.cases import parse_case
+from evalrunner.grade.grader import Grader, RunResult
+from evalrunner.grade.norms import BUILTINS
 from evalrunner.model import Run
-from evalrunner.norms import BUILTINS
-from evalrunner.score import Grader, RunResult
+from evalrunner.read.cases import parse_case
+from evalrunner.read.tools import parse_tool
 from evalrunner.summary import Summary
-from evalrunner.tools import parse_tool
 from evalrunner.traces import parse_record
 
 from .strategies import grading_worlds
@@ -112,7 +112,7 @@ def test_the_fast_paths_and_the_general_path_agree(world):
 def test_a_false_failure_without_a_shape_is_reported_loudly(monkeypatch):
     """Should the invariant ever break on a user's data, the run says so and the summary counts
     it apart from unscoreable lines, with its source; never a silent null shape."""
-    from evalrunner import score
+    from evalrunner.grade import grader as score
 
     tool = parse_tool(
         {"name": "t", "parameters": {"properties": {"p": {"x-eval-norm": "casefold"}}}}, "x"

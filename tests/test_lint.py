@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from evalrunner.cli import app
+from evalrunner.grade.norms import BUILTINS, Normalizer, NormError
 from evalrunner.lint import CODES, Finding, LintReport, json_path, lint, quantity
 from evalrunner.model import InputError
-from evalrunner.norms import BUILTINS, Normalizer, NormError
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalrunner.grade.norms import BUILTINS, NormError, bind, zone
 from evalrunner.jsonvalue import json_eq
 from evalrunner.model import NormSpec
-from evalrunner.norms import BUILTINS, NormError, bind, zone
 
 from .strategies import json_values, norm_inputs
 

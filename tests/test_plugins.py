@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from evalrunner import InputError, ToolPlan, load_registry
 from evalrunner.cli import app
-from evalrunner.tools import parse_tool
+from evalrunner.read.tools import parse_tool
 
 PLUGIN = """
 from evalrunner import Normalizer

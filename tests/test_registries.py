@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalrunner.cli import app
-from evalrunner.norms import BUILTINS as NORMS
+from evalrunner.grade.norms import BUILTINS as NORMS
 from evalrunner.shapes import (
     FALSE_FAILURE_SHAPES,
     FALSE_PASS_SHAPES,

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from evalrunner.cli import app
-from evalrunner.groups import NO_GROUP, group_of, parse_key
 from evalrunner.model import InputError
 from evalrunner.summary import Summary
-from evalrunner.trials import CaseTrials, all_pass, pass_hat_k, trials_json
+from evalrunner.summary.groups import NO_GROUP, group_of, parse_key
+from evalrunner.summary.trials import CaseTrials, all_pass, pass_hat_k, trials_json
 from evalrunner.write import html as html_writer
 from evalrunner.write.markdown import md
 from tests.test_cli_score import SCHEMA

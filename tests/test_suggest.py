@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from evalrunner.score import Grader, RunResult
+from evalrunner.grade.grader import Grader, RunResult
 from evalrunner.scoring import Config, load_config, score
 from evalrunner.suggest import (
     AlternateSuggestion,
@@ -215,7 +215,7 @@ def test_a_zone_must_fit_every_offset_written():
 def test_the_rule_that_absorbs_everything_is_never_proposed():
     """`any` (a free-text rule) would absorb a wrong customer id; suggest never infers it, nor
     any plugin's rule, whose width it cannot rank."""
-    from evalrunner.norms import Normalizer
+    from evalrunner.grade.norms import Normalizer
 
     d = SCENARIOS / "rule_set"
     config = load_config(d / "tools", d / "cases")

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from evalrunner.grade.grader import Grader, RunResult
 from evalrunner.jsonvalue import MISSING
-from evalrunner.score import Grader, RunResult
 from evalrunner.scoring import Config, load_config, score
 from evalrunner.suggest import AlternateSuggestion, DefaultSuggestion, RuleSuggestion, suggest
 from evalrunner.suggest.params import param_path, walk, with_changes

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from evalrunner.model import NormSpec
+from evalrunner.read.tools import load_tools
 from evalrunner.suggest.edit import insert_key, schema_pointer, write_suggestions
 from evalrunner.suggest.model import DefaultSuggestion, Evidence, Risk, RuleSuggestion
-from evalrunner.tools import load_tools
 
 PROPS = {
     "customer_id": {"type": "string"},

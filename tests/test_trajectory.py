@@ -7,7 +7,7 @@ from itertools import combinations, permutations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalrunner.trajectory import (
+from evalrunner.grade.trajectory import (
     FIT_EXACT,
     FIT_NONE,
     align,

@@ -7,9 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
+from ..grade.grader import RunResult
 from ..jsonvalue import json_eq
 from ..model import InputError
-from ..score import RunResult
 from ..scoring import load_config
 from ..traces import Reading
 from .compare import Audit, ChangedRun, compare

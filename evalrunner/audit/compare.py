@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
+from ..grade.grader import RunResult
 from ..jsonvalue import short_json
 from ..model import TraceError
-from ..score import RunResult
 from ..summary import Summary
 from ..write.results import error_to_json
 from .digest import Changes

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .._files import list_files
 from ..model import InputError
+from ..read.files import list_files
 from ..traces import STDIN, trace_files
 
 TOOL_SUFFIXES = (".json",)

@@ -20,8 +20,8 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
+from ..grade.grader import RunResult
 from ..model import TraceError
-from ..score import RunResult
 from ..scoring import Config
 from ..scoring import score as score_traces
 from ..summary import Summary

@@ -18,8 +18,8 @@ from typing import Any
 
 from rich.console import Console
 
+from ..grade.grader import RunResult
 from ..model import MISSING, Case, Effect, Tool
-from ..score import RunResult
 from ..traces import NativeRecord, call_tool
 from ..write.table import render_run
 

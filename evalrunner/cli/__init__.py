@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from .. import __version__
-from ..config import discover
+from ..read.settings import discover
 from . import diff, lint, norms, report, score, suggest
 from .audit import app as audit_app
 from .common import input_errors

@@ -7,7 +7,7 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
-from ..norms import load_registry
+from ..grade.norms import load_registry
 from ..write.results import dumps
 from .common import Format, FormatOpt, data_console, input_errors, output_stream
 

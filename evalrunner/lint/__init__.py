@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ..cases import load_cases
-from ..norms import Normalizer, load_registry
-from ..tools import load_tools
+from ..grade.norms import Normalizer, load_registry
+from ..read.cases import load_cases
+from ..read.tools import load_tools
 from ..traces import Reading
 from .cases import check_case
 from .findings import CODES, Code, Coverage, Finding, LintReport, json_path, order

@@ -6,9 +6,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 
-from ..cases import step_label
-from ..compare import normalize
+from ..grade.compare import normalize
 from ..model import Case
+from ..read.cases import step_label
 from .findings import Finding, cut, finding
 from .laws import raised
 from .schema import PATTERN_FIX, ToolSite, values

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..compare import Node, normalize
+from ..grade.compare import Node, normalize
+from ..grade.norms import Rule
 from ..jsonvalue import canon_key, json_eq, short_json
-from ..norms import Rule
-from ..tools import NORM
+from ..read.tools import NORM
 from .findings import Finding, cut, finding
 
 if TYPE_CHECKING:

@@ -15,11 +15,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from ..compare import Node, compile_param, normalize
+from ..grade.compare import Node, compile_param, normalize
+from ..grade.norms import Normalizer, bind
 from ..jsonvalue import short_json
 from ..model import MISSING, Param, Tool
-from ..norms import Normalizer, bind
-from ..tools import NORM
+from ..read.tools import NORM
 from .findings import Finding, Loc, cut, finding
 from .laws import Evidence, raised
 from .validate import SchemaValidator

@@ -19,8 +19,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..grade.grader import Grader
 from ..model import Case, Step
-from ..score import Grader
 from .collect import EXAMPLES, Group
 
 

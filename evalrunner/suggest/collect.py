@@ -23,8 +23,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from ..grade.grader import Grader, RunResult
 from ..model import Call, Case, Tool, TraceError
-from ..score import Grader, RunResult
 from ..scoring import Config, score
 from ..summary import Summary
 from ..traces import Reading, call_args, parse_args

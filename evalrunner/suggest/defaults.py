@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..compare import normalize
+from ..grade.compare import normalize
+from ..grade.norms import Normalizer
 from ..jsonvalue import MISSING, canon_key, json_eq
 from ..model import NormSpec, Param, Tool
-from ..norms import Normalizer
 from .params import Change, Steps, compile_node, parent_requires
 from .rules import Entry
 

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..compare import Node, compile_param
+from ..grade.compare import Node, compile_param
+from ..grade.norms import Normalizer
 from ..model import MISSING, NormSpec, Param, Tool
-from ..norms import Normalizer
 
 ITEMS = None
 """The step from an array parameter to its items."""

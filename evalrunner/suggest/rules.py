@@ -20,10 +20,10 @@ from datetime import datetime, tzinfo
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..compare import Node, normalize
+from ..grade.compare import Node, normalize
+from ..grade.norms import Normalizer, zone
 from ..jsonvalue import MISSING, json_eq
 from ..model import NormSpec, Param, Tool
-from ..norms import Normalizer, zone
 from .encodings import encoding_of
 from .params import Change, Steps, compile_node
 from .sites import Site

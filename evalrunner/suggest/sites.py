@@ -16,10 +16,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..compare import Node, ToolPlan, normalize
+from ..grade.compare import Node, ToolPlan, normalize
+from ..grade.norms import Normalizer
 from ..jsonvalue import MISSING, canon_key, json_eq
 from ..model import Case, Tool
-from ..norms import Normalizer
 from .collect import Group
 from .params import ITEMS, Steps
 

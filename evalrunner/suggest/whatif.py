@@ -24,11 +24,11 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..compare import ToolPlan
+from ..grade.compare import ToolPlan
+from ..grade.grader import Grader, RunResult
+from ..grade.norms import Normalizer
 from ..jsonvalue import MISSING, canon_key, json_eq
 from ..model import Case, Run, Step, Tool
-from ..norms import Normalizer
-from ..score import Grader, RunResult
 from .collect import Group, calls_ok
 from .params import Change, with_changes
 from .sites import differences

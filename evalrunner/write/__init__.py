@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from ..grade.grader import RunResult
 from ..model import TraceError
-from ..score import RunResult
 from ..summary import Summary
 
 Item = RunResult | TraceError

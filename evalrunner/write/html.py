@@ -27,7 +27,7 @@ from typing import Any
 from .. import __version__
 from ..jsonvalue import kept
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
-from ..trials import shown_ks
+from ..summary.trials import shown_ks
 from . import Output, WriterFormat
 from .explain import explain
 from .page import (

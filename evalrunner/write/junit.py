@@ -23,7 +23,7 @@ from typing import IO, Any
 from xml.sax.saxutils import escape, quoteattr
 
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES
-from ..trials import shown_ks
+from ..summary.trials import shown_ks
 from . import Output, WriterFormat
 from .explain import explain, headline
 from .report import ReportWriter, RunJson

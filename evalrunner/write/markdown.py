@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
-from ..trials import shown_ks
+from ..summary.trials import shown_ks
 from . import Output, WriterFormat
 from .report import ReportWriter, RunJson
 

@@ -18,8 +18,8 @@ from typing import IO, Any
 
 import orjson
 
+from ..grade.grader import RunResult
 from ..model import InputError, TraceError
-from ..score import RunResult
 from ..summary import Summary
 from . import Item, Output
 from .results import error_to_json, run_to_json

@@ -15,10 +15,10 @@ from typing import IO, Any
 
 import orjson
 
-from ..compare import Comparison, Diff
+from ..grade.compare import Comparison, Diff
+from ..grade.grader import CallResult, RunResult
 from ..jsonvalue import json_eq, kept
 from ..model import MISSING, TraceError
-from ..score import CallResult, RunResult
 from ..shapes import PARAM_SHAPES
 
 JSON_OPTIONS = orjson.OPT_SORT_KEYS

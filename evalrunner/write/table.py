@@ -21,12 +21,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..grade.grader import RunResult
 from ..jsonvalue import MISSING, short_json
 from ..model import TraceError
-from ..score import RunResult
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary import Summary
-from ..trials import has_repeats, shown_ks, trials_json
+from ..summary.trials import has_repeats, shown_ks, trials_json
 from . import Output, WriterFormat
 
 SHOW: dict[str, frozenset[str]] = {

@@ -22,10 +22,8 @@ from typing import Any, NamedTuple, cast
 
 import orjson
 
-from .compare import EXACT, Comparison, ToolPlan
-from .effects import EffectResult, check_all
-from .jsonvalue import canon_key, kept
-from .model import (
+from ..jsonvalue import canon_key, kept
+from ..model import (
     FALSE_FAILURE_SHAPES,
     FALSE_PASS_SHAPES,
     MISSING,
@@ -36,8 +34,10 @@ from .model import (
     Tool,
     TraceError,
 )
+from ..traces import call_args, call_tool, is_errored, parse_args, parse_record, run_id_of
+from .compare import EXACT, Comparison, ToolPlan
+from .effects import EffectResult, check_all
 from .norms import Normalizer, load_registry
-from .traces import call_args, call_tool, is_errored, parse_args, parse_record, run_id_of
 from .trajectory import (
     FIT_EQUIVALENT,
     FIT_EXACT,

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .jsonvalue import json_eq
-from .model import MISSING, Effect
-from .pointer import resolve
+from ..jsonvalue import json_eq
+from ..model import MISSING, Effect
+from ..pointer import resolve
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from .model import InputError
+from ..model import InputError
 
 NO_GROUP = "(none)"
 """The group of a run whose record has no value at KEY (absent or null): named, never dropped."""

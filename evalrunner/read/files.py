@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from .model import InputError
+from ..model import InputError
 
 
 def list_files(

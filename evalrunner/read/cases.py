@@ -14,10 +14,10 @@ from typing import Any, Final
 
 import orjson
 
-from ._files import check_keys, list_files, read_json_file
-from .jsonvalue import MAX_DEPTH, too_deep
-from .model import MATCH_MODES, MISSING, Case, Effect, EffectOp, InputError, MatchMode, Step
-from .pointer import Loc, parse_pointer
+from ..jsonvalue import MAX_DEPTH, too_deep
+from ..model import MATCH_MODES, MISSING, Case, Effect, EffectOp, InputError, MatchMode, Step
+from ..pointer import Loc, parse_pointer
+from .files import check_keys, list_files, read_json_file
 
 EFFECT_OPS: Final = ("equals", "contains", "count", "absent")
 

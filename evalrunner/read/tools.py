@@ -20,10 +20,10 @@ from urllib.parse import unquote
 import jsonschema
 from jsonschema.validators import validator_for
 
-from ._files import edit_distance, list_files, read_json_file
-from .jsonvalue import MAX_DEPTH, json_kind, too_deep
-from .model import MISSING, InputError, NormSpec, Param, Tool
-from .pointer import Loc, json_path, parse_pointer, pointer, resolve
+from ..jsonvalue import MAX_DEPTH, json_kind, too_deep
+from ..model import MISSING, InputError, NormSpec, Param, Tool
+from ..pointer import Loc, json_path, parse_pointer, pointer, resolve
+from .files import edit_distance, list_files, read_json_file
 
 REPEATABLE = "x-eval-repeatable"
 NORM = "x-eval-norm"

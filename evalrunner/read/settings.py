@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .model import InputError
+from ..model import InputError
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -26,9 +26,9 @@ import isodate
 from dateutil import tz as dateutil_tz
 from dateutil.parser import isoparse
 
-from .jsonvalue import canon_key, json_kind
-from .model import InputError, NormSpec, ShapeClass
-from .shapes import RULE_CLASSES
+from ..jsonvalue import canon_key, json_kind
+from ..model import InputError, NormSpec, ShapeClass
+from ..shapes import RULE_CLASSES
 
 ENTRY_POINT_GROUP = "evalrunner.normalizers"
 

@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..grade.grader import RunResult
+from ..model import VERDICTS, Tool, TraceError
+from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from .groups import NO_GROUP
-from .model import VERDICTS, Tool, TraceError
-from .score import RunResult
-from .shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from .trials import CaseTrials, has_repeats, trials_json
 
 MAX_ERROR_EXAMPLES = 20

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from .jsonvalue import canon_key, json_eq
-from .model import FALSE_FAILURE_SHAPES, MISSING, InputError, Param, Tool
+from ..jsonvalue import canon_key, json_eq
+from ..model import FALSE_FAILURE_SHAPES, MISSING, InputError, Param, Tool
 from .norms import Normalizer, Rule, bind, load_registry
 
 DiffKind = Literal["absorbed", "default", "mismatch"]
