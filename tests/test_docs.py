@@ -108,12 +108,24 @@ def test_the_trace_format_examples_score_as_the_readme_says(tmp_path):
         ], command
 
 
-def test_the_library_example_runs(corpus):
-    code = re.search(r"```python\n(.*?)```", README[README.index("## Library") :], re.S).group(1)
+def _library_examples() -> list[str]:
+    section = README[README.index("## Library") : README.index("## How the code is laid out")]
+    return re.findall(r"```python\n(.*?)```", section, re.S)
+
+
+def _run_python(code: str, corpus: Path) -> list[str]:
     done = subprocess.run([sys.executable, "-c", code], cwd=corpus, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    # 4,000 runs, a line that is not JSON, a run of an unknown case
+    return done.stdout.splitlines()
+
+
+def test_the_library_examples_run(corpus):
+    scoring, grading = _library_examples()
+    # the one scoring call: the true run failure rate, then three results
+    lines = _run_python(scoring, corpus)
+    assert lines[0] == "0.1185" and len(lines) == 4
+    # one run at a time: 4,000 runs, a line that is not JSON, a run of an unknown case
+    lines = _run_python(grading, corpus)
     assert len(lines) == 4002
     assert "r-000011 false_pass ('redundant_call',)" in lines
     assert any(

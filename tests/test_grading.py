@@ -172,8 +172,8 @@ def test_tiny_tables_give_the_same_results(monkeypatch, tmp_path):
     bytes as with the defaults."""
     from typer.testing import CliRunner
 
-    from evalrunner.grade import grader as score
     from evalrunner.cli import app
+    from evalrunner.grade import grader as score
     from evalrunner.write import results as report
 
     root = Path(__file__).parent.parent
