@@ -15,16 +15,19 @@ from ..audit import sample as sample_runs
 from ..audit import score as score_sheet
 from ..audit.page import render_page
 from ..audit.table import render_audit
-from ..traces import AUTO, BUILTINS, Reading
 from ..write.results import dumps
 from .common import (
+    CaseKeyOpt,
     CasesOpt,
     OutputOpt,
+    RunKeyOpt,
     ToolsOpt,
+    TraceFormatOpt,
     data_console,
     input_errors,
     output_stream,
     progress,
+    reading_of,
     stderr,
 )
 
@@ -59,44 +62,6 @@ TracesArg = Annotated[
         show_default=False,
     ),
 ]
-TraceFormatOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--trace-format",
-        metavar="FORMAT",
-        help="How trace lines are written: auto (each line's format detected), or one of "
-        + ", ".join(BUILTINS)
-        + " (or a plugin's). See docs/trace-formats.md.",
-        show_default=False,
-    ),
-]
-CaseKeyOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--case-key",
-        metavar="PATH",
-        help="Where each record keeps its case id, as a dotted path (request.metadata.task). "
-        "Default: case_id, else metadata.case_id; for otel, the span attribute named PATH "
-        "(default evalrun.case_id).",
-        show_default=False,
-    ),
-]
-RunKeyOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--run-key",
-        metavar="PATH",
-        help="Where each record keeps its run id, as --case-key. Default: run_id, else "
-        "metadata.run_id; for otel, the attribute evalrun.run_id, else the trace id.",
-        show_default=False,
-    ),
-]
-
-
-def _reading(trace_format: str | None, case_key: str | None, run_key: str | None) -> Reading:
-    reading = Reading(trace_format or AUTO, case_key=case_key, run_key=run_key)
-    reading.reader()  # bad options are unusable input before anything is read
-    return reading
 
 
 @app.command("sample")
@@ -155,7 +120,7 @@ def sample(
     """
     with input_errors():
         inputs = Inputs(
-            tools, cases, tuple(traces or ["traces"]), _reading(trace_format, case_key, run_key)
+            tools, cases, tuple(traces or ["traces"]), reading_of(trace_format, case_key, run_key)
         )
         with progress("scoring") as tick:
             sheet = sample_runs(
@@ -235,7 +200,7 @@ def score(
             tools,
             cases,
             tuple(traces or ["traces"]),
-            _reading(trace_format, case_key, run_key) if given else None,
+            reading_of(trace_format, case_key, run_key) if given else None,
         )
         with progress("scoring") as tick:
             audit = score_sheet(sheet, inputs, progress=tick)

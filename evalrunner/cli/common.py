@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import IO, Annotated
+from typing import IO, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,7 +20,8 @@ from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElaps
 
 from ..model import InputError
 from ..summary import Summary
-from ..traces import BUILTINS
+from ..traces import AUTO, BUILTINS, Reading
+from ..traces.lines import MAX_LINE_BYTES
 from ..write.table import data_console as data_console  # the listings print through it too
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT = 0, 1, 2
@@ -42,14 +43,23 @@ OutputOpt = Annotated[
 ]
 
 
+TracesArg = Annotated[
+    list[str] | None,
+    typer.Argument(
+        help="Trace files or directories (.jsonl, .jsonl.gz), or - for standard input. "
+        "Default: traces/",
+        show_default=False,
+    ),
+]
 TraceFormatOpt = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--trace-format",
         metavar="FORMAT",
         help="How trace lines are written: auto (each line's format detected), or one of "
         + ", ".join(BUILTINS)
         + " (or a plugin's). See docs/trace-formats.md.",
+        show_default="auto",
     ),
 ]
 CaseKeyOpt = Annotated[
@@ -106,6 +116,20 @@ def parse_jobs(value: str) -> int:
     if not value.isdigit() or int(value) < 1:
         raise fail(f"--jobs takes a whole number of processes (1 or more) or auto, not {value!r}")
     return int(value)
+
+
+def reading_of(
+    trace_format: str | None,
+    case_key: str | None,
+    run_key: str | None,
+    max_line_bytes: int = MAX_LINE_BYTES,
+    **options: Any,
+) -> Reading:
+    """The trace options every command shares, as one `Reading`, checked before anything is read
+    (an InputError for a bad option: the caller's `input_errors` says what to fix)."""
+    reading = Reading(trace_format or AUTO, case_key, run_key, max_line_bytes, **options)
+    reading.reader()
+    return reading
 
 
 def stderr() -> Console:

@@ -14,7 +14,6 @@ from rich.text import Text
 
 from ..diff import SHAPES, DiffResult, describe_test
 from ..diff import diff as run_diff
-from ..traces import AUTO, Reading
 from ..traces.lines import MAX_LINE_BYTES
 from ..write.diff_html import render_diff
 from ..write.results import dumps
@@ -29,6 +28,7 @@ from .common import (
     fail,
     input_errors,
     output_stream,
+    reading_of,
     stderr,
 )
 
@@ -113,7 +113,7 @@ def diff(
             "the same runs.",
         ),
     ] = PairingChoice.auto,
-    trace_format: TraceFormatOpt = AUTO,
+    trace_format: TraceFormatOpt = None,
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
     max_line_bytes: MaxLineOpt = MAX_LINE_BYTES,
@@ -139,7 +139,7 @@ def diff(
             cases=cases,
             traces=traces,
             pairing=pairing.value,
-            reading=Reading(trace_format, case_key, run_key, max_line_bytes),
+            reading=reading_of(trace_format, case_key, run_key, max_line_bytes),
         )
     with output_stream(output) as out:
         if format is DiffFormat.json:

@@ -12,7 +12,6 @@ from rich.text import Text
 
 from ..lint import CODES, Finding, LintReport
 from ..lint import lint as run_lint
-from ..traces import AUTO, Reading
 from ..traces.lines import MAX_LINE_BYTES
 from ..write.results import dumps
 from .common import (
@@ -30,6 +29,7 @@ from .common import (
     fail,
     input_errors,
     output_stream,
+    reading_of,
 )
 
 INDENT = " " * 10
@@ -63,7 +63,7 @@ def lint(
             show_default=False,
         ),
     ] = None,
-    trace_format: TraceFormatOpt = AUTO,
+    trace_format: TraceFormatOpt = None,
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
     max_line_bytes: MaxLineOpt = MAX_LINE_BYTES,
@@ -86,8 +86,7 @@ def lint(
             f"(codes: {', '.join(sorted(CODES))})"
         )
     with input_errors():
-        reading = Reading(trace_format, case_key, run_key, max_line_bytes)
-        reading.reader()  # bad options are unusable input before anything is read
+        reading = reading_of(trace_format, case_key, run_key, max_line_bytes)
         report = run_lint(tools, cases, traces, reading=reading).ignoring(codes)
     with output_stream(output) as out:
         if format is Format.json:

@@ -10,7 +10,6 @@ import typer
 
 from ..scoring import load_config
 from ..scoring import score as run_scoring
-from ..traces import AUTO, Reading
 from ..traces.lines import MAX_LINE_BYTES
 from ..write import WRITERS, Output
 from ..write.table import SHOW
@@ -23,12 +22,14 @@ from .common import (
     RunKeyOpt,
     ToolsOpt,
     TraceFormatOpt,
+    TracesArg,
     check_rate,
     fail,
     input_errors,
     output_stream,
     parse_jobs,
     progress,
+    reading_of,
     verdict_exit,
 )
 
@@ -40,14 +41,7 @@ Show = Enum("Show", [(name.replace("-", "_"), name) for name in SHOW], type=str)
 
 
 def score(
-    traces: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="Trace files or directories (.jsonl, .jsonl.gz), or - for standard input. "
-            "Default: traces/",
-            show_default=False,
-        ),
-    ] = None,
+    traces: TracesArg = None,
     tools: ToolsOpt = Path("tools"),
     cases: CasesOpt = Path("cases"),
     format: Annotated[
@@ -85,7 +79,7 @@ def score(
             "--limit", min=0, help="How many runs --show lists (default 20).", show_default=False
         ),
     ] = None,
-    trace_format: TraceFormatOpt = AUTO,
+    trace_format: TraceFormatOpt = None,
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
     max_line_bytes: MaxLineOpt = MAX_LINE_BYTES,
@@ -141,15 +135,14 @@ def score(
     check_rate(fail_above)
     n_jobs = parse_jobs(jobs)
     with input_errors():
-        reading = Reading(
+        reading = reading_of(
             trace_format,
-            case_key=case_key,
-            run_key=run_key,
-            max_line_bytes=max_line_bytes,
+            case_key,
+            run_key,
+            max_line_bytes,
             error_patterns=tuple(error_pattern or ()),
             case_id=case_id,
         )
-        reading.reader()  # bad options are unusable input before anything is read
         config = load_config(tools, cases)
         with output_stream(output, inputs=paths) as out:
             writer = writer_format.make(

@@ -16,7 +16,6 @@ from ..suggest import KINDS
 from ..suggest import suggest as run_suggest
 from ..suggest.edit import write_suggestions
 from ..suggest.render import render_table, write_json
-from ..traces import AUTO, Reading
 from ..traces.lines import MAX_LINE_BYTES
 from ..write.table import data_console
 from .common import (
@@ -28,11 +27,13 @@ from .common import (
     RunKeyOpt,
     ToolsOpt,
     TraceFormatOpt,
+    TracesArg,
     fail,
     input_errors,
     output_stream,
     parse_jobs,
     progress,
+    reading_of,
     stderr,
     verdict_exit,
 )
@@ -47,14 +48,7 @@ Kind = Enum("Kind", [(k, k) for k in KINDS], type=str)  # type: ignore[misc]
 
 
 def suggest(
-    traces: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="Trace files or directories (.jsonl, .jsonl.gz), or - for standard input. "
-            "Default: traces/",
-            show_default=False,
-        ),
-    ] = None,
+    traces: TracesArg = None,
     tools: ToolsOpt = Path("tools"),
     cases: CasesOpt = Path("cases"),
     format: Annotated[
@@ -94,7 +88,7 @@ def suggest(
     strict: Annotated[
         bool, typer.Option("--strict", help="Exit 2 when any trace line cannot be scored.")
     ] = False,
-    trace_format: TraceFormatOpt = AUTO,
+    trace_format: TraceFormatOpt = None,
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
     max_line_bytes: MaxLineOpt = MAX_LINE_BYTES,
@@ -115,8 +109,7 @@ def suggest(
     n_jobs = parse_jobs(jobs)
     kinds = {k.value for k in kind} if kind else None
     with input_errors():
-        reading = Reading(trace_format, case_key, run_key, max_line_bytes)
-        reading.reader()  # bad options are unusable input before anything is read
+        reading = reading_of(trace_format, case_key, run_key, max_line_bytes)
         config = load_config(tools, cases)
         if tool is not None and tool not in config.tools:
             raise fail(f"--tool {tool!r}: no tool of that name in {tools}")
