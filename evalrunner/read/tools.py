@@ -213,7 +213,8 @@ def _check_annotations(node: Mapping[str, Any], valid: str, at: Loc, where: str)
 
 
 def _close(key: str, name: str) -> bool:
-    return edit_distance(key, name) <= 2
+    # most keys are far shorter or longer than an annotation's name: no distance to compute
+    return abs(len(key) - len(name)) <= 2 and edit_distance(key, name) <= 2
 
 
 # ------------------------------------------------------------------------- the schema as data

@@ -269,14 +269,10 @@ def stream_lines(
 
 def block_lines(label: str, number: int, data: bytes) -> Iterator[tuple[str, bytes]]:
     """The non-blank lines of a block of whole lines whose first line is `number`."""
-    lines = data.split(b"\n")
-    last = lines.pop()  # what follows the last newline: nothing, or a last line without one
-    for line in lines:
+    # what follows the last newline is nothing (blank, skipped) or a last line without one
+    for n, line in enumerate(data.split(b"\n"), number):
         if line.strip():
-            yield f"{label}:{number}", line
-        number += 1
-    if last.strip():
-        yield f"{label}:{number}", last
+            yield f"{label}:{n}", line
 
 
 def read_blocks(
