@@ -7,7 +7,7 @@ order), so the result equals what `evalrun score` computes on the same files in 
 
     from dask.distributed import Client
     from evalrunner.dask import score_bag, trace_bag
-    from evalrunner.pipeline import load_config
+    from evalrunner.scoring import load_config
 
     client = Client("tcp://scheduler:8786")   # or Client(LocalCluster(...)) on one machine
     config = load_config("tools", "cases")    # read here, sent to each worker once
