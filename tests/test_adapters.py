@@ -771,6 +771,16 @@ def test_ids_from_keys_and_metadata():
     assert one(spans[2], case_key="app.task").case_id == "other"
 
 
+def test_native_records_read_their_ids_from_metadata_as_documented():
+    calls = [{"tool": "get_customer", "args": {"customer_id": "C-1"}}]
+    run = one({"metadata": {"case_id": "lookup", "run_id": "m-1"}, "calls": calls})
+    assert (run.case_id, run.run_id) == ("lookup", "m-1")
+    top = {"case_id": "top", "run_id": "t-1", "metadata": {"case_id": "x", "run_id": "y"}}
+    run = one({**top, "calls": calls})
+    assert (run.case_id, run.run_id) == ("top", "t-1")
+    assert one({"metadata": {}, "calls": calls}).case_id is None  # graded as "no case_id"
+
+
 def test_bad_options_are_input_errors():
     with pytest.raises(InputError, match="unknown trace format 'xml'"):
         TraceReader("xml")

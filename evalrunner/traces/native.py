@@ -14,7 +14,8 @@ from typing import Any
 
 import orjson
 
-from ..jsonvalue import RECORD_DEPTH, json_kind, too_deep
+from ..jsonvalue import RECORD_DEPTH, json_kind, loads, may_hold_big_int, too_deep
+from ..jsonvalue import dumps as json_dumps
 from ..model import MISSING, Call, Run, TraceError
 from .lines import too_deep_message
 
@@ -22,7 +23,6 @@ from .lines import too_deep_message
 # deep to handle: digits map to "0" and "[", "{" to "(" (other bytes stay), so 20 zeros in a row
 # may be an integer beyond 64 bits, and RECORD_DEPTH "(" may be a value nested too deep.
 _SCAN = bytes.maketrans(b"0123456789[{", b"0000000000((")
-_BIG = b"0" * 20
 
 
 def decode(line: bytes, source: str) -> Any:
@@ -35,7 +35,7 @@ def decode(line: bytes, source: str) -> Any:
     """
     scan = line.translate(_SCAN)
     try:
-        if _BIG in scan:
+        if may_hold_big_int(scan):
             value = json.loads(line, parse_constant=_not_json_constant)
         else:
             value = orjson.loads(line)
@@ -86,7 +86,7 @@ def parse_record(record: Any, source: str) -> Run | TraceError:
         if isinstance(call, str):
             return TraceError(source, call)
         calls.append(call)
-    case_id = record.get("case_id")
+    case_id = _id(record, "case_id")
     if case_id is not None and type(case_id) is not str:
         return TraceError(
             source,
@@ -107,8 +107,18 @@ def parse_record(record: Any, source: str) -> Run | TraceError:
 
 def run_id_of(record: dict[str, Any], source: str) -> str:
     """A record's run id: its `run_id` as text, or its `file:line` when it has none."""
-    run_id = record.get("run_id")
+    run_id = _id(record, "run_id")
     return run_id if type(run_id) is str else (source if run_id is None else _text(run_id))
+
+
+def _id(record: dict[str, Any], key: str) -> Any:
+    """A record's `key` at its top level, else in its `metadata` object (docs/trace-formats.md)."""
+    value = record.get(key)
+    if value is None:
+        metadata = record.get("metadata")
+        if type(metadata) is dict:
+            value = metadata.get(key)
+    return value
 
 
 def parse_call(raw: Any, index: int) -> Call | str:
@@ -154,8 +164,8 @@ def parse_args(args: Any) -> tuple[Any, str | None]:
         if args == "":
             return {}, None
         try:
-            parsed = orjson.loads(args)
-        except orjson.JSONDecodeError as e:
+            parsed = loads(args)
+        except ValueError as e:
             return args, f"args is not valid JSON: {e}"
         if type(parsed) is dict:
             return parsed, None
@@ -179,4 +189,4 @@ def _error_flag(d: dict[str, Any]) -> bool:
 
 
 def _text(value: Any) -> str:
-    return value if isinstance(value, str) else orjson.dumps(value).decode()
+    return value if isinstance(value, str) else json_dumps(value).decode()

@@ -22,7 +22,6 @@ FORMAT = TraceFormat(
     detect=_detect,
     order=0,
     calls=_calls,
-    # A native run's ids are top-level only.
-    case_paths=(("case_id",),),
-    run_paths=(("run_id",),),
+    # Ids as every format reads them: `case_id`, else `metadata.case_id` (SPEC's native record
+    # puts them at the top; a logger that writes native records may put them in `metadata`).
 )
