@@ -7,6 +7,7 @@ JSON equality: objects compare without regard to key order, lists in order, numb
 
 from __future__ import annotations
 
+import json
 from typing import Any, Final
 
 import orjson
@@ -124,7 +125,7 @@ def short_json(value: Any, limit: int = 40) -> str:
     """A value as compact JSON for a message or a table cell, cut to `limit` characters."""
     if value is MISSING:
         return "(absent)"
-    text = orjson.dumps(value, default=repr, option=orjson.OPT_SORT_KEYS).decode()
+    text = dumps(value, default=repr, option=orjson.OPT_SORT_KEYS).decode()
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -135,3 +136,61 @@ def kept(data: bytes) -> bytes:
     100,000 kept results held 405 MB, their copies 7 MB): copy what a cache keeps.
     """
     return bytes(memoryview(data))
+
+
+# One pass over the text tells whether it may hold an integer orjson reads wrongly: digits map to
+# "0" (other bytes stay), so 20 zeros in a row may be an integer beyond 64 bits, and a minus sign
+# before 19 of them one below -2**63 (orjson reads -9223372036854775809 as a float).
+_DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
+_BIG = b"0" * 20
+_BIG_NEGATIVE = b"-" + b"0" * 19
+
+
+def may_hold_big_int(scanned: bytes) -> bool:
+    """Whether text whose digits were mapped by `_DIGITS` (or any table that maps them to "0" and
+    keeps "-") may hold an integer that does not fit orjson's range."""
+    return _BIG in scanned or _BIG_NEGATIVE in scanned
+
+
+def loads(data: bytes | str) -> Any:
+    """JSON text read exactly, for every input a user writes (tool, case and trace files, and the
+    JSON text inside them such as a call's `arguments` string).
+
+    orjson reads an integer beyond 64 bits as a float (18446744073709551617 becomes ...616), so
+    text that may hold one is read with the standard parser, which keeps big integers; `NaN` and
+    `Infinity` are refused there as orjson refuses them. Raises ValueError (orjson's
+    JSONDecodeError is one) when the text is not JSON or nests too deep to parse.
+    """
+    raw = data.encode() if isinstance(data, str) else data
+    if not may_hold_big_int(raw.translate(_DIGITS)):
+        return orjson.loads(raw)
+    try:
+        return json.loads(raw, parse_constant=_not_json_constant)
+    except RecursionError:
+        raise ValueError("JSON nested too deep to read") from None
+
+
+def _not_json_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def dumps(value: Any, option: int = 0, default: Any = None) -> bytes:
+    """`orjson.dumps`, except that an integer beyond 64 bits (read exactly by `loads`) is written
+    as the number it is: orjson refuses it, so such a value is written again with those integers
+    as raw JSON text. Every value that came from a user's files is written through this."""
+    try:
+        return orjson.dumps(value, option=option, default=default)
+    except TypeError as e:
+        if "64-bit" not in str(e):
+            raise
+        return orjson.dumps(_big_ints(value), option=option, default=default)
+
+
+def _big_ints(value: Any) -> Any:
+    if type(value) is int and not -(2**63) <= value < 2**64:
+        return orjson.Fragment(str(value).encode())
+    if type(value) is dict:
+        return {k: _big_ints(v) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return [_big_ints(v) for v in value]
+    return value

@@ -220,6 +220,47 @@ def test_integers_beyond_64_bits_are_compared_exactly(tmp_path):
     assert '"actual":18446744073709551617' in result.stdout
 
 
+@pytest.mark.parametrize("big", [2**64 + 1, -(2**63) - 2], ids=["above", "below"])
+@pytest.mark.parametrize("case_file", ["cases.json", "cases.jsonl"])
+@pytest.mark.parametrize("as_text", [False, True], ids=["args-object", "args-string"])
+def test_big_integers_are_exact_in_case_files_tool_files_and_argument_strings(
+    tmp_path, case_file, as_text, big
+):
+    """Case and tool files and `arguments` strings are read as exactly as trace lines: 2**64 + 1
+    is not 2**64 (orjson alone makes both the same float), nor -2**63 - 2 its neighbour."""
+    tools = tmp_path / "tools.json"
+    props = {"n": {"type": "integer"}, "m": {"type": "integer", "default": big}}
+    tools.write_text(
+        json.dumps({"name": "pay", "parameters": {"type": "object", "properties": props}})
+    )
+    cases = tmp_path / case_file
+    cases.write_text(json.dumps({"id": "c", "accept": [[{"tool": "pay", "args": {"n": big}}]]}))
+
+    def line(run_id: str, args: dict) -> str:
+        payload = json.dumps(args) if as_text else args
+        call = {"tool": "pay", "args": payload}
+        return json.dumps({"run_id": run_id, "case_id": "c", "calls": [call]}) + "\n"
+
+    trace = tmp_path / "a.jsonl"
+    trace.write_text(
+        line("same", {"n": big})
+        + line("one-less", {"n": big - 1})
+        + line("default-stated", {"n": big, "m": big})
+        + line("default-one-less", {"n": big, "m": big - 1})
+    )
+    result = CliRunner().invoke(
+        app, ["score", str(trace), "--tools", str(tools), "--cases", str(cases), "-f", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert {r["run_id"]: r["true"]["pass"] for r in doc["runs"]} == {
+        "same": True,
+        "one-less": False,
+        "default-stated": True,
+        "default-one-less": False,
+    }
+
+
 def test_links_to_nothing_under_a_traces_folder_are_named(tmp_path):
     traces = tmp_path / "traces"
     traces.mkdir()
@@ -281,3 +322,23 @@ def test_names_are_printed_as_written_never_as_markup(tmp_path):
     assert result.exit_code == 0, result.output
     for written in ("pay[/]", "amt[bold]", "get[v2]", "[red]r-2", "[link=http://evil]c"):
         assert written in result.stdout, written
+
+
+@pytest.mark.parametrize(
+    "value", [2**64, 2**64 + 1, -(2**63) - 1, {"a": [2**70, 1.5, "x"]}, [-(10**30), 10**30]]
+)
+def test_the_exact_reader_and_writer_keep_big_integers(value):
+    from evalrunner.jsonvalue import dumps, loads
+
+    text = dumps(value)
+    assert loads(text) == value
+    assert loads(text.decode()) == value
+    assert type(loads(b"18446744073709551617")) is int
+
+
+@pytest.mark.parametrize("text", [b"NaN", b"[Infinity, 100000000000000000000]", b"[1,"])
+def test_the_exact_reader_refuses_what_is_not_json(text):
+    from evalrunner.jsonvalue import loads
+
+    with pytest.raises(ValueError):
+        loads(text + b" 100000000000000000000")

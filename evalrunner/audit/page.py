@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from ..jsonvalue import MISSING
+from ..jsonvalue import dumps as json_dumps
 from ..traces import call_args, call_tool, is_errored
 from .sheet import Sheet, dumps, line_prefix
 
@@ -45,7 +46,7 @@ def render_page(sheet: Sheet, *, download: str) -> str:
 def script_json(value: Any) -> str:
     """JSON safe inside a `<script>` element: `<`, `>`, `&` and the two JavaScript line
     separators escaped (they only ever stand inside strings, where the escapes mean the same)."""
-    text = orjson.dumps(value).decode()
+    text = json_dumps(value).decode()
     for char, escape in (
         ("&", "\\u0026"),
         ("<", "\\u003c"),
@@ -63,10 +64,10 @@ COMPACT = 60
 
 def pretty(value: Any) -> str:
     """JSON for a person: on one line when short, else indented."""
-    compact = orjson.dumps(value).decode()
+    compact = json_dumps(value).decode()
     if len(compact) <= COMPACT:
         return compact
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    return json_dumps(value, option=orjson.OPT_INDENT_2).decode()
 
 
 def view(run: Mapping[str, Any]) -> dict[str, Any]:

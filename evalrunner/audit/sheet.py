@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from .. import __version__
+from ..jsonvalue import dumps as json_dumps
 from ..model import InputError, TraceError
 from ..traces import Reading
 from .digest import Digest
@@ -152,7 +153,7 @@ class Sheet:
 
 def dumps(value: Any) -> bytes:
     """JSON bytes, keys in the order given (a sheet is read by people: run_id first)."""
-    return orjson.dumps(value)
+    return json_dumps(value)
 
 
 def line_prefix(run: Mapping[str, Any]) -> bytes:
@@ -260,13 +261,13 @@ def _entry(value: Any, number: int, where: str, problems: list[str]) -> Entry | 
         return None
     label = value.get("label")
     if label is not None and label not in LABELS:
-        shown = orjson.dumps(label).decode()
+        shown = json_dumps(label).decode()
         problems.append(
             f'{where}: label {shown} is not "correct" or "wrong" (or null, not yet read)'
         )
         return None
     note = value.get("note")
-    note = "" if note is None else note if type(note) is str else orjson.dumps(note).decode()
+    note = "" if note is None else note if type(note) is str else json_dumps(note).decode()
     source = value.get("source")
     return Entry(
         line=number,

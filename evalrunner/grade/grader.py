@@ -23,6 +23,7 @@ from typing import Any, NamedTuple, cast
 import orjson
 
 from ..jsonvalue import canon_key, kept
+from ..jsonvalue import dumps as json_dumps
 from ..model import (
     FALSE_FAILURE_SHAPES,
     FALSE_PASS_SHAPES,
@@ -249,7 +250,7 @@ class Grader:
     def _intern(self, tool: str, args: Any) -> _Interned:
         """The call `tool(args)`, with `args` as recorded (an object, or its JSON text), parsed and
         keyed once however many runs make it."""
-        text = args if type(args) is str else orjson.dumps(args)
+        text = args if type(args) is str else json_dumps(args)
         found = self._calls.get((tool, text))
         if found is None:
             if len(self._calls) >= CALLS_SIZE:
@@ -263,7 +264,7 @@ class Grader:
             if malformed is None:
                 exact = (tool, canon_key(parsed))
                 eq = (tool, plan.key(parsed)) if plan.active else exact
-                spelling = (tool, kept(orjson.dumps(parsed, option=orjson.OPT_SORT_KEYS)))
+                spelling = (tool, kept(json_dumps(parsed, option=orjson.OPT_SORT_KEYS)))
             else:
                 exact = eq = None  # grading gives each malformed call a key of its own
                 spelling = (tool, "malformed", text)

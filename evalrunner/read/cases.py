@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import orjson
-
-from ..jsonvalue import MAX_DEPTH, too_deep
+from ..jsonvalue import MAX_DEPTH, loads, too_deep
+from ..jsonvalue import dumps as json_dumps
 from ..model import MATCH_MODES, MISSING, Case, Effect, EffectOp, InputError, MatchMode, Step
 from ..pointer import Loc, parse_pointer
 from .files import check_keys, list_files, read_json_file
@@ -94,8 +93,8 @@ def _read_jsonl(file: Path) -> Iterator[Case]:
             continue
         where = f"{file}:{number}"
         try:
-            data = orjson.loads(line)
-        except orjson.JSONDecodeError as e:
+            data = loads(line)
+        except ValueError as e:
             raise InputError(f"{where}: this case line is not valid JSON ({e})") from None
         yield parse_case(data, where, file=str(file), line=number)
 
@@ -151,7 +150,7 @@ def parse_case(
         accept=accept,
         match=match,
         effects=tuple(_effect(e, f"{where} effect #{i}") for i, e in enumerate(effects)),
-        input=inp if isinstance(inp, str) else orjson.dumps(inp).decode(),
+        input=inp if isinstance(inp, str) else json_dumps(inp).decode(),
         source=source,
         file=file,
         line=line,

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from ..jsonvalue import loads
 from ..model import InputError
 
 
@@ -42,8 +41,8 @@ def read_json_file(path: Path, *, what: str) -> Any:
     except OSError as e:
         raise InputError(f"{path}: cannot read this {what} file: {e.strerror or e}") from None
     try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as e:
+        return loads(data)
+    except ValueError as e:
         raise InputError(
             f"{path}: this {what} file is not valid JSON ({e}); fix or remove it"
         ) from None

@@ -24,6 +24,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from ..grade.grader import Grader, RunResult
+from ..jsonvalue import dumps as json_dumps
 from ..model import Call, Case, Tool, TraceError
 from ..scoring import Config, score
 from ..summary import Summary
@@ -294,7 +295,7 @@ def _calls_a_tool_twice(labels: tuple[Any, ...]) -> bool:
 def _dumps(args: Any) -> Any:
     """A call's arguments as JSON bytes, keys as recorded (the alternates print them so)."""
     try:
-        return orjson.dumps(args)
+        return json_dumps(args)
     except TypeError:  # not JSON (a library caller's objects): a key of its own, no census
         return repr(args)
 

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from .. import __version__
 from ..jsonvalue import MISSING, short_json
+from ..jsonvalue import dumps as json_dumps
 from ..model import NormSpec
 from .encodings import PIN
 from .model import (
@@ -123,7 +124,7 @@ def _risk_json(s: Scored) -> dict[str, int]:
 
 
 def write_json(report: Report, out: IO[bytes]) -> None:
-    out.write(orjson.dumps(to_json(report), option=orjson.OPT_INDENT_2) + b"\n")
+    out.write(json_dumps(to_json(report), option=orjson.OPT_INDENT_2) + b"\n")
 
 
 # ------------------------------------------------------------------------------------ table
@@ -230,7 +231,7 @@ def _suggestion(console: Console, x: Scored) -> None:
     if isinstance(x, RuleSuggestion) and x.others:
         _para(console, "others: " + _others(x), BODY, "dim")
     if isinstance(x, AlternateSuggestion):
-        line = orjson.dumps(_steps_json(x)).decode()
+        line = json_dumps(_steps_json(x)).decode()
         console.print(Text(BODY + line), soft_wrap=True)
     if x.risk.risky:
         _para(

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from ..jsonvalue import dumps as json_dumps
 from ..model import InputError
 
 NO_GROUP = "(none)"
@@ -42,4 +43,4 @@ def group_of(record: Any, path: tuple[str, ...]) -> str:
             return NO_GROUP
     if type(value) is str:
         return value
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    return json_dumps(value, option=orjson.OPT_SORT_KEYS).decode()

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from .. import __version__
+from ..jsonvalue import dumps as json_dumps
 
 COLORS = {
     "reported": "#b7791f",
@@ -42,7 +43,7 @@ def asset(name: str) -> str:
 def embed_json(value: Any) -> str:
     """JSON for a `<script type="application/json">` element: `<`, `>` and `&` written as
     `\\u003c`, `\\u003e`, `\\u0026` (the same JSON), so `</script>` in a value cannot end it."""
-    return safe_json_bytes(orjson.dumps(value, option=orjson.OPT_SORT_KEYS)).decode()
+    return safe_json_bytes(json_dumps(value, option=orjson.OPT_SORT_KEYS)).decode()
 
 
 def safe_json_bytes(data: bytes) -> bytes:
@@ -93,7 +94,7 @@ def data_k(key: Key | None) -> str:
     """The `data-k` attribute that tells where a shown number comes from ("" for none)."""
     if key is None:
         return ""
-    return f' data-k="{esc(orjson.dumps(list(key)).decode())}"'
+    return f' data-k="{esc(json_dumps(list(key)).decode())}"'
 
 
 def num(key: Key | None, text: str) -> str:

@@ -17,6 +17,7 @@ import orjson
 
 from ..grade.compare import Comparison, Diff
 from ..grade.grader import CallResult, RunResult
+from ..jsonvalue import dumps as json_dumps
 from ..jsonvalue import json_eq, kept
 from ..model import MISSING, TraceError
 from ..shapes import PARAM_SHAPES
@@ -26,27 +27,9 @@ SPOOL_BYTES = 8 * 1024 * 1024
 
 
 def dumps(value: Any) -> bytes:
-    """Deterministic JSON bytes; values that are not JSON (a plugin's output) are written as text.
-
-    An integer beyond 64 bits (read exactly from a trace) is written as the number it is: orjson
-    refuses it, so such a value is written again with those integers as raw JSON text.
-    """
-    try:
-        return orjson.dumps(value, option=JSON_OPTIONS, default=_fallback)
-    except TypeError as e:
-        if "64-bit" not in str(e):
-            raise
-        return orjson.dumps(_big_ints(value), option=JSON_OPTIONS, default=_fallback)
-
-
-def _big_ints(value: Any) -> Any:
-    if type(value) is int and not -(2**63) <= value < 2**64:
-        return orjson.Fragment(str(value).encode())
-    if type(value) is dict:
-        return {k: _big_ints(v) for k, v in value.items()}
-    if type(value) in (list, tuple):
-        return [_big_ints(v) for v in value]
-    return value
+    """Deterministic JSON bytes; values that are not JSON (a plugin's output) are written as text,
+    integers beyond 64 bits as the numbers they are."""
+    return json_dumps(value, option=JSON_OPTIONS, default=_fallback)
 
 
 def _fallback(value: Any) -> Any:

@@ -7,6 +7,9 @@ from typing import Any
 
 import orjson
 
+from ...jsonvalue import dumps as json_dumps
+from ...jsonvalue import loads
+
 
 class Pairer:
     """Calls in order, each reply attached to its call: by id, the earliest unanswered call with
@@ -57,7 +60,7 @@ def id_key(call_id: Any) -> Any:
         return None
     if type(call_id) in (str, int, float):
         return (type(call_id), call_id)  # JSON-RPC's 1 and "1" are different ids
-    return orjson.dumps(call_id, option=orjson.OPT_SORT_KEYS)
+    return json_dumps(call_id, option=orjson.OPT_SORT_KEYS)
 
 
 def native_call(name: Any, source: dict[str, Any], args_key: str) -> dict[str, Any]:
@@ -84,8 +87,8 @@ def openai_reply(content: Any) -> Any:
             text = "".join(texts)
     if type(text) is str and text[:1] == "{":
         try:
-            parsed = orjson.loads(text)
-        except orjson.JSONDecodeError:
+            parsed = loads(text)
+        except ValueError:
             return content
         if type(parsed) is dict:
             return parsed
