@@ -140,6 +140,28 @@ def test_openai_chat_reply_error_rule():
     assert not reply("")
 
 
+@pytest.mark.parametrize("flag", ["is_error", "isError"])
+def test_openai_chat_reply_message_error_flag(flag):
+    """A logger that flags the tool message itself (`is_error`/`isError` true) marks the call as
+    an errored attempt, whatever its text; false or absent leaves the text's rule."""
+
+    def reply(**fields):
+        record = {
+            "case_id": "lookup",
+            "messages": [
+                {"role": "assistant", "tool_calls": [chat_tool_call("c1", "{}")]},
+                {"role": "tool", "tool_call_id": "c1", "content": "not found", **fields},
+                {"role": "assistant", "function_call": {"name": "get_customer", "arguments": "{}"}},
+                {"role": "function", "name": "get_customer", "content": "nope", **fields},
+            ],
+        }
+        return [c.errored for c in one(record).calls]
+
+    assert reply(**{flag: True}) == [True, True]
+    assert reply(**{flag: False}) == [False, False]
+    assert reply() == [False, False]
+
+
 def test_openai_chat_pairs_by_position_when_ids_do_not_match():
     record = {
         "case_id": "lookup",

@@ -29,9 +29,9 @@ def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
             return f"message {i} is not an object"
         role = m.get("role")
         if role == "tool":
-            pairer.reply(m.get("tool_call_id"), {"result": openai_reply(m.get("content"))})
+            pairer.reply(m.get("tool_call_id"), _reply(m))
         elif role == "function":  # the deprecated function-calling reply: paired by position
-            pairer.reply(None, {"result": openai_reply(m.get("content"))})
+            pairer.reply(None, _reply(m))
         else:
             tool_calls = m.get("tool_calls")
             if type(tool_calls) is list:
@@ -47,6 +47,15 @@ def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
             if type(fc) is dict:
                 pairer.call(native_call(fc.get("name"), fc, "arguments"), None)
     return pairer.calls
+
+
+def _reply(message: dict[str, Any]) -> dict[str, Any]:
+    """A reply's fields for its call: the result, and the error flag a logger may set on the
+    message itself (`is_error` or `isError` true, as Anthropic and MCP replies carry it)."""
+    fields: dict[str, Any] = {"result": openai_reply(message.get("content"))}
+    if message.get("is_error") is True or message.get("isError") is True:
+        fields["is_error"] = True
+    return fields
 
 
 def _detect(record: Any) -> bool:
