@@ -60,6 +60,14 @@ class GroupKeys:
 
 
 Calls = Callable[[dict[str, Any]], "list[dict[str, Any]] | str"]
+
+
+class AllCalls(list[dict[str, Any]]):
+    """Calls a format read knowing every call-like thing in the record: when it is empty, the
+    record holds calls only of tools outside the tool surface (pydantic-ai's output tool), and
+    the run made no call; it is not a shape the format missed."""
+
+
 """A record (a decoded line, an object) -> its native calls, or (a string) why it cannot."""
 
 

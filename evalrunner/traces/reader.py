@@ -15,7 +15,7 @@ from typing import Any
 from ..jsonvalue import json_kind
 from ..model import MISSING, InputError, Run, TraceError
 from .errors import ErrorPatterns
-from .format import Grouper, GroupKeys, LastLinesOf, NativeRecord, Path, TraceFormat
+from .format import AllCalls, Grouper, GroupKeys, LastLinesOf, NativeRecord, Path, TraceFormat
 from .formats._pairing import is_str_in
 from .formats.otel import walk
 from .lines import MAX_LINE_BYTES, LastLines, Parsed
@@ -217,7 +217,9 @@ class TraceReader:
                 other = detect(record, self.formats)
                 hint = f"; it looks like {other.name}" if other is not None else ""
                 calls = f"nothing in the record has its shape ({fmt.looks_like}){hint}"
-            if not calls:
+            if type(calls) is AllCalls:
+                calls = list(calls)
+            elif not calls:
                 calls = _call_like(record) or calls
             if type(calls) is str:
                 yield TraceError(source, f"{fmt.name}: {calls}")

@@ -1,0 +1,82 @@
+"""What an independent pass over real framework output found after issue 20, one test each.
+
+`pydantic-ai-messages-output-type.jsonl` is pydantic-ai 2.68's `result.all_messages_json()` for an
+agent with `output_type=` (a structured answer, given through the output tool `final_result`),
+driven offline with its FunctionModel through the `retry` and `lookup` cases of the scenario in
+tests/test_frameworks.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from evalrunner import Run
+from evalrunner.cli import app
+from evalrunner.traces import read_lines
+
+DATA = Path(__file__).parent / "data" / "frameworks"
+
+
+def score(path: Path | str, *args: str, exit_code: int = 0) -> dict:
+    base = ["--tools", str(DATA / "tools.json"), "--cases", str(DATA / "cases.json")]
+    result = CliRunner().invoke(app, ["score", str(path), *base, "--format", "json", *args])
+    assert result.exit_code == exit_code, result.output
+    return json.loads(result.stdout)
+
+
+def labels(doc: dict) -> dict:
+    return {
+        r["case_id"]: (r["verdict"], [(c["tool"], c["label"]) for c in r["calls"]])
+        for r in doc["runs"]
+    }
+
+
+def test_pydantic_ai_output_tool_calls_are_not_calls_of_the_tool_surface():
+    doc = score(DATA / "pydantic-ai-messages-output-type.jsonl")
+    assert labels(doc) == {
+        "retry": ("false_failure", [("get_customer", "errored"), ("get_customer", "exact")]),
+        "lookup": ("pass", [("get_invoice", "exact")]),
+    }
+
+
+def _pydantic_run(*parts: dict) -> Run:
+    messages = [{"kind": "response" if "args" in p else "request", "parts": [p]} for p in parts]
+    line = json.dumps({"case_id": "c", "messages": messages}).encode() + b"\n"
+    [run] = read_lines([("t.jsonl:1", line)], "auto")
+    assert isinstance(run, Run)
+    return run
+
+
+def _call(name: str, call_id: str, args: dict | None = None) -> dict:
+    return {
+        "part_kind": "tool-call",
+        "tool_name": name,
+        "tool_call_id": call_id,
+        "args": args or {},
+    }
+
+
+def test_pydantic_ai_output_tool_rules():
+    ret = {"part_kind": "tool-return", "tool_call_id": "o1", "outcome": "success"}
+    # answered with the output tool's reply, whatever its name (ToolOutput(name=...))
+    run = _pydantic_run(
+        _call("answer", "o1"), {**ret, "tool_name": "answer", "content": "Final result processed."}
+    )
+    assert run.calls == ()
+    # an output tool whose answer did not validate, and one the run ended on unanswered
+    retry = {
+        "part_kind": "retry-prompt",
+        "tool_name": "final_result",
+        "tool_call_id": "o1",
+        "content": "bad",
+    }
+    assert _pydantic_run(_call("final_result", "o1"), retry).calls == ()
+    assert _pydantic_run(_call("final_result_Invoice", "o2")).calls == ()
+    # a function tool of that name that returned its own data is a call
+    run = _pydantic_run(
+        _call("final_result", "o1"), {**ret, "tool_name": "final_result", "content": {"ok": 1}}
+    )
+    assert [c.tool for c in run.calls] == ["final_result"]
