@@ -80,3 +80,68 @@ def test_pydantic_ai_output_tool_rules():
         _call("final_result", "o1"), {**ret, "tool_name": "final_result", "content": {"ok": 1}}
     )
     assert [c.tool for c in run.calls] == ["final_result"]
+
+
+AGENTS_ITEMS = [
+    {"content": "Look up customer C-1.", "role": "user"},
+    {
+        "type": "function_call",
+        "call_id": "c1",
+        "name": "get_customer",
+        "arguments": '{"customer_id": "C-9"}',
+    },
+    {
+        "type": "function_call_output",
+        "call_id": "c1",
+        "output": "An error occurred while running the tool. Please try again.",
+    },
+    {
+        "type": "function_call",
+        "call_id": "c2",
+        "name": "get_customer",
+        "arguments": '{"customer_id": "C-1"}',
+    },
+    {"type": "function_call_output", "call_id": "c2", "output": "{'id': 'C-1'}"},
+]
+
+
+def test_a_bare_agents_sdk_input_list_is_read_as_responses_items(tmp_path):
+    """`result.to_input_list()` on a line: the hint names the `input` wrapper (the `messages` one
+    would not be read as Responses), and `--case-id` reads it."""
+    trace = tmp_path / "bare.jsonl"
+    trace.write_text(json.dumps(AGENTS_ITEMS) + "\n")
+    result = CliRunner().invoke(
+        app,
+        [
+            "score",
+            str(trace),
+            "--tools",
+            str(DATA / "tools.json"),
+            "--cases",
+            str(DATA / "cases.json"),
+        ],
+    )
+    assert result.exit_code == 2
+    assert '{"case_id": ..., "input": [...]}' in result.stderr
+    doc = score(trace, "--case-id", "retry")
+    assert labels(doc) == {
+        "retry": ("false_failure", [("get_customer", "errored"), ("get_customer", "exact")])
+    }
+    wrapped = tmp_path / "wrapped.jsonl"
+    wrapped.write_text(json.dumps({"case_id": "retry", "input": AGENTS_ITEMS}) + "\n")
+    assert labels(score(wrapped)) == labels(doc)
+    # a bare list of chat messages keeps the messages wrapper
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text(json.dumps([{"role": "user", "content": "hi"}]) + "\n")
+    result = CliRunner().invoke(
+        app,
+        [
+            "score",
+            str(chat),
+            "--tools",
+            str(DATA / "tools.json"),
+            "--cases",
+            str(DATA / "cases.json"),
+        ],
+    )
+    assert '{"case_id": ..., "messages": [...]}' in result.stderr

@@ -17,6 +17,7 @@ from ..model import MISSING, InputError, Run, TraceError
 from .errors import ErrorPatterns
 from .format import AllCalls, Grouper, GroupKeys, LastLinesOf, NativeRecord, Path, TraceFormat
 from .formats._pairing import is_str_in
+from .formats.openai_responses import ITEM_TYPES
 from .formats.otel import walk
 from .lines import MAX_LINE_BYTES, LastLines, Parsed
 from .native import decode, parse_record
@@ -62,11 +63,24 @@ RESULTS_RECORD = (
 )
 
 
-BARE_LIST = (
-    "the line is a bare list of messages (a run with no case id): write each run as one line "
-    '{"case_id": ..., "messages": [...]} (in Python: json.dumps({"case_id": case["id"], '
-    '"messages": messages})), or give --case-id ID when the whole file is one case'
-)
+def bare_list(key: str) -> str:
+    """Why a bare list of messages (or of Responses items, under `key` "input") is not scored."""
+    what = "Responses items" if key == "input" else "messages"
+    return (
+        f"the line is a bare list of {what} (a run with no case id): write each run as one line "
+        f'{{"case_id": ..., "{key}": [...]}} (in Python: json.dumps({{"case_id": case["id"], '
+        f'"{key}": {key}}})), or give --case-id ID when the whole file is one case'
+    )
+
+
+RESPONSES_ITEMS = ITEM_TYPES - {"message"}  # a Responses "message" item is the one Chat-like
+
+
+def _bare_key(items: list[dict[str, Any]]) -> str:
+    """Where a bare list goes in a record: OpenAI Responses items (`to_input_list()`, typed
+    `function_call`, `function_call_output`, ...) under `input`, messages under `messages`."""
+    responses = any(is_str_in(item.get("type"), RESPONSES_ITEMS) for item in items)
+    return "input" if responses else "messages"
 
 
 class GroupingSeen(Exception):
@@ -188,10 +202,11 @@ class TraceReader:
             yield TraceError(source, RESULTS_RECORD)
             return
         if type(record) is list and record and all(type(m) is dict for m in record):
+            key = _bare_key(record)
             if self.case_id is None:
-                yield TraceError(source, BARE_LIST)
+                yield TraceError(source, bare_list(key))
                 return
-            record = {"messages": record}  # a run's messages as they come, of the case given
+            record = {key: record}  # a run's messages (or items) as they come, of the case given
         fmt = self.format if self.format is not None else detect(record, self.formats)
         if fmt is None:
             if type(record) is dict:
