@@ -145,3 +145,15 @@ def test_a_bare_agents_sdk_input_list_is_read_as_responses_items(tmp_path):
         ],
     )
     assert '{"case_id": ..., "messages": [...]}' in result.stderr
+
+
+def test_langchain_dumpd_messages_read_as_model_dump_does():
+    """`langchain_core.load.dumpd(state["messages"])` (LangGraph, langchain-core 1.8, the same
+    runs as langgraph-model-dump.jsonl's scenario): each message a constructor with `kwargs`."""
+    dumpd = labels(score(DATA / "langgraph-dumpd.jsonl"))
+    assert dumpd == labels(score(DATA / "langgraph-model-dump.jsonl"))
+    assert dumpd["retry"] == (
+        "false_failure",
+        [("get_customer", "errored"), ("get_customer", "exact")],
+    )
+    assert dumpd["raised"][0] == "false_pass"

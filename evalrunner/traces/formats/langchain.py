@@ -1,6 +1,7 @@
-"""LangChain messages: `message.model_dump()` (`{"type": "ai", "tool_calls": [...]}`) or
-`messages_to_dict()` (`{"type": "ai", "data": {...}}`), one run's list in a record's `messages`
-(LangGraph's `state["messages"]`)."""
+"""LangChain messages: `message.model_dump()` (`{"type": "ai", "tool_calls": [...]}`),
+`messages_to_dict()` (`{"type": "ai", "data": {...}}`) or `dumpd()` (`{"lc": 1, "type":
+"constructor", "id": [..., "AIMessage"], "kwargs": {...}}`), one run's list in a record's
+`messages` (LangGraph's `state["messages"]`)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,32 @@ from ._pairing import Pairer, is_str_in, native_call
 TYPES = frozenset({"ai", "human", "tool", "system", "function", "chat", "AIMessageChunk"})
 
 
+CLASSES = {
+    "AIMessage": "ai",
+    "AIMessageChunk": "AIMessageChunk",
+    "HumanMessage": "human",
+    "HumanMessageChunk": "human",
+    "ToolMessage": "tool",
+    "ToolMessageChunk": "tool",
+    "SystemMessage": "system",
+    "SystemMessageChunk": "system",
+    "FunctionMessage": "function",
+    "ChatMessage": "chat",
+}
+"""`dumpd()`'s class names (the last of its `id`), for a dump whose `kwargs` has no `type`."""
+
+
 def _fields(m: Any) -> dict[str, Any] | None:
     """A message's fields, whichever way it was dumped."""
     if type(m) is not dict:
         return None
+    kwargs = m.get("kwargs")
+    if m.get("lc") == 1 and m.get("type") == "constructor" and type(kwargs) is dict:
+        path = m.get("id")  # dumpd: the class's import path, and its constructor's arguments
+        name = path[-1] if type(path) is list and path else None
+        if "type" not in kwargs and is_str_in(name, frozenset(CLASSES)):
+            kwargs = {**kwargs, "type": CLASSES[name]}
+        return kwargs
     data = m.get("data")
     if type(data) is dict and "type" in m and "content" in data:
         return data  # messages_to_dict
@@ -72,7 +95,7 @@ def _detect(record: Any) -> bool:
 
 FORMAT = TraceFormat(
     name="langchain",
-    summary="LangChain messages: model_dump() or messages_to_dict(), in a record's messages",
+    summary="LangChain messages: model_dump(), messages_to_dict() or dumpd(), in a record's messages",
     looks_like='"messages" with a LangChain "type" (ai, human, tool)',
     detect=_detect,
     order=24,
