@@ -50,6 +50,22 @@ FIXTURES = {
     "langgraph-openinference": "otel",
     "langgraph-openllmetry": "otel",
     "openai-client-openinference": "otel",
+    "openai-client-openllmetry": "otel",
+}
+# Real output with the content left out, cut to the scenario's four runs from what the
+# frameworks wrote with these settings (the tester's run, not `make fixtures`): each run shows
+# tool calls it does not hold, so each is unscoreable, its reason saying so, never scored as a
+# run of no calls or of calls with `{}`.
+UNRECORDED = {
+    # InstrumentationSettings(include_content=False): tool_call parts without "arguments"
+    "pydantic-ai-spans-v6-nocontent": "did not record their arguments (content capture is off)",
+    # RunConfig(trace_include_sensitive_data=False): function spans with "input": null
+    "openai-agents-tracing-nosensitive": "trace_include_sensitive_data is off",
+    # OpenInference's OPENINFERENCE_HIDE_INPUTS/OUTPUTS: "__REDACTED__"
+    "openai-client-openinference-hidden": "llm.finish_reason 'tool_calls' but records no tool",
+    "langgraph-openinference-hidden": "hid their arguments (input.value __REDACTED__",
+    # OpenLLMetry with TRACELOOP_TRACE_CONTENT=false
+    "langgraph-openllmetry-nocontent": "did not record their arguments (content capture is off)",
 }
 
 
@@ -221,3 +237,134 @@ def test_openllmetry_arguments_are_unwrapped():
         "customer_id": "C-2"
     }
     assert _unwrap('{"input_str": "x"}') == '{"input_str": "x"}'  # a tool's own argument
+
+
+@pytest.mark.parametrize("name", sorted(UNRECORDED))
+def test_calls_whose_content_is_not_recorded_are_unscoreable(name):
+    doc = score(DATA / f"{name}.jsonl", exit_code=2)
+    assert doc["runs"] == [] and len(doc["errors"]) == len(SCENARIO)
+    for error in doc["errors"]:
+        assert UNRECORDED[name] in error["error"], error
+        assert "not compared as {}" in error["error"]
+        assert f"{name}.jsonl:" in error["source"]
+
+
+def spans_of(name: str) -> list[dict]:
+    return [json.loads(line) for line in (DATA / f"{name}.jsonl").read_text().splitlines()]
+
+
+def write_spans(path: Path, spans: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(s) + "\n" for s in spans))
+    return path
+
+
+def test_genai_finish_reasons_asking_for_tools_without_the_calls_are_unscoreable(tmp_path):
+    """OpenLLMetry's OpenAI spans with their messages left out (as content capture off leaves
+    them): only `gen_ai.response.finish_reasons: ["tool_call"]` says the model asked for tools."""
+    spans = spans_of("openai-client-openllmetry")
+    for s in spans:
+        for key in ("gen_ai.input.messages", "gen_ai.output.messages"):
+            s["attributes"].pop(key, None)
+    doc = score(write_spans(tmp_path / "t.jsonl", spans), exit_code=2)
+    assert len(doc["errors"]) == len(SCENARIO)
+    assert all(
+        "finish_reasons ['tool_call'] but records no tool call" in e["error"] for e in doc["errors"]
+    )
+
+
+def _legacy(attrs: dict) -> dict:
+    """OpenLLMetry's GenAI messages as its older releases wrote them: flat gen_ai.prompt.N.* and
+    gen_ai.completion.N.* attributes."""
+    out = {k: v for k, v in attrs.items() if not k.startswith("gen_ai.input.messages")}
+    out.pop("gen_ai.output.messages", None)
+    for prefix, key in (
+        ("gen_ai.prompt", "gen_ai.input.messages"),
+        ("gen_ai.completion", "gen_ai.output.messages"),
+    ):
+        for n, message in enumerate(json.loads(attrs.get(key, "[]"))):
+            out[f"{prefix}.{n}.role"] = message["role"]
+            calls = [p for p in message["parts"] if p["type"] == "tool_call"]
+            for m, part in enumerate(calls):
+                out[f"{prefix}.{n}.tool_calls.{m}.id"] = part["id"]
+                out[f"{prefix}.{n}.tool_calls.{m}.name"] = part["name"]
+                out[f"{prefix}.{n}.tool_calls.{m}.arguments"] = json.dumps(part["arguments"])
+            for part in message["parts"]:
+                if part["type"] == "tool_call_response":
+                    out[f"{prefix}.{n}.tool_call_id"] = part["id"]
+                    out[f"{prefix}.{n}.content"] = part["response"]
+    return out
+
+
+def test_openllmetry_legacy_flat_attributes_are_read(tmp_path):
+    spans = spans_of("openai-client-openllmetry")
+    legacy = [{**s, "attributes": _legacy(s["attributes"])} for s in spans]
+    assert not any("gen_ai.output.messages" in s["attributes"] for s in legacy)
+    assert any("gen_ai.completion.0.tool_calls.0.name" in s["attributes"] for s in legacy)
+    assert any(s["attributes"].get("gen_ai.prompt.2.role") == "tool" for s in legacy)
+    doc = score(write_spans(tmp_path / "t.jsonl", legacy))
+    assert doc["errors"] == [] and verdicts(doc) == SCENARIO
+
+
+def test_pydantic_ai_spans_older_than_gen_ai_operation_name_are_read(tmp_path):
+    """pydantic-ai's version-2 spans without the attributes later releases added: its older
+    releases' `running tool` spans (gen_ai.tool.name, tool_arguments, tool_response)."""
+    newer = ("gen_ai.operation.name", "gen_ai.agent.", "gen_ai.conversation.", "pydantic_ai.")
+    spans = spans_of("pydantic-ai-spans-v2-flat")
+    for s in spans:
+        s["attributes"] = {k: v for k, v in s["attributes"].items() if not k.startswith(newer)}
+    doc = score(write_spans(tmp_path / "old.jsonl", spans))
+    assert doc["errors"] == [] and verdicts(doc) == SCENARIO
+    for s in spans:  # without content (old releases wrote no messages then): not recorded
+        for key in ("tool_arguments", "tool_response", "gen_ai.input.messages"):
+            s["attributes"].pop(key, None)
+        s["attributes"].pop("gen_ai.output.messages", None)
+    doc = score(write_spans(tmp_path / "old-nocontent.jsonl", spans), exit_code=2)
+    assert len(doc["errors"]) == len(SCENARIO)
+    assert all("did not record their arguments" in e["error"] for e in doc["errors"])
+
+
+def test_an_openinference_tool_input_that_is_invalid_json_is_a_malformed_call(tmp_path):
+    spans = spans_of("openai-agents-openinference")
+    for s in spans:
+        if s["attributes"].get("input.value") == '{"invoice_id": "I-1"}' and (
+            s["attributes"].get("openinference.span.kind") == "TOOL"
+        ):
+            s["attributes"]["input.value"] = '{"invoice_id": "I-1"'
+    doc = score(write_spans(tmp_path / "t.jsonl", spans))
+    assert doc["errors"] == []
+    assert verdicts(doc)["lookup"][2] == ["malformed"]
+
+
+def test_openai_agents_generation_spans_are_the_calls_without_function_spans(tmp_path):
+    """The SDK with a Chat Completions model records `generation` spans (GenerationSpanData:
+    input and output messages); made from the scenario's function spans, which are then left
+    out. Their replies come from a later generation's input, paired by id."""
+    records = spans_of("openai-agents-tracing")
+    out, by_trace = [], {}
+    for r in records:
+        data = r.get("span_data") or {}
+        if data.get("type") != "function":
+            out.append(r)
+            continue
+        n = by_trace.setdefault(r["trace_id"], [0])
+        n[0] += 1
+        call_id = f"call_{n[0]}"
+        message = {
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": data["name"], "arguments": data["input"]},
+                }
+            ],
+        }
+        reply = {"role": "tool", "tool_call_id": call_id, "content": data["output"]}
+        generation = {"type": "generation", "input": [], "output": [message], "model": "m"}
+        later = {"type": "generation", "input": [message, reply], "output": [], "model": "m"}
+        out.append({**r, "span_data": generation, "error": None})
+        out.append({**r, "id": r["id"] + "-next", "span_data": later, "error": None})
+    doc = score(write_spans(tmp_path / "t.jsonl", out))
+    assert doc["errors"] == []
+    # the SDK's error text in the replies marks the failed attempts, as in the function spans
+    assert verdicts(doc) == SCENARIO

@@ -4,6 +4,12 @@ line (`{"object": "trace", ...}`, `{"object": "trace.span", ...}`), or batches o
 
 A tracing processor that writes them is a few lines (docs/trace-formats.md); the case id is the
 trace's `metadata` (`RunConfig(trace_metadata={"case_id": ...})`).
+
+The calls are the `function` spans. Without any, they are the `tool_calls` the `generation`
+spans (Chat Completions models) record in their output, paired with the `role: "tool"` replies
+in later generations' input. A function span whose `input` is null did not record its arguments
+(`trace_include_sensitive_data=False`): such a run is unscoreable, never read as calls with
+`{}` or null arguments, unless the generation spans hold every call whole.
 """
 
 from __future__ import annotations
@@ -15,8 +21,8 @@ from ...jsonvalue import json_kind
 from ...model import TraceError
 from ..format import GroupKeys, NativeRecord, TraceFormat
 from ._grouping import GroupLimits, Trace, TraceGrouper
-from ._pairing import native_call
-from .otel import _nanos, walk
+from ._pairing import id_key, native_call, openai_reply
+from .otel import _carry_errors, _nanos, _ordered, walk
 
 
 @dataclass(slots=True, eq=False)
@@ -24,6 +30,16 @@ class _Trace(Trace):
     trace: dict[str, Any] | None = None
     """The trace object (its metadata), once it arrives."""
     calls: list[tuple[int | None, int, dict[str, Any]]] = field(default_factory=list)
+    """(start time, arrival, native call) of each function span."""
+    requested: list[tuple[int | None, int, Any, dict[str, Any]]] = field(default_factory=list)
+    """(start time, arrival, call id, native call) of each call a generation span's output
+    holds."""
+    replies: dict[Any, dict[str, Any]] = field(default_factory=dict)
+    """Replies a generation span's input holds, by call id."""
+
+
+# What the SDK's function span holds without sensitive data: "input": null, "output": null.
+UNRECORDED = "args_unrecorded"
 
 
 class AgentsGrouper(TraceGrouper[dict[str, Any], _Trace]):
@@ -55,14 +71,22 @@ class AgentsGrouper(TraceGrouper[dict[str, Any], _Trace]):
             trace.trace = span
             return 64
         data = span.get("span_data")
-        if type(data) is not dict or data.get("type") != "function":
+        if type(data) is not dict:
             return 0
-        call = native_call(data.get("name"), data, "input")
+        start = _nanos(span.get("started_at"))
+        if data.get("type") == "generation":
+            return _generation(trace, data, start)
+        if data.get("type") != "function":
+            return 0
+        if data.get("input") is None:
+            call: dict[str, Any] = {"tool": data.get("name"), UNRECORDED: True}
+        else:
+            call = native_call(data.get("name"), data, "input")
         if data.get("output") is not None:
             call["result"] = data["output"]
         if span.get("error") is not None:
             call["error"] = span["error"]
-        trace.calls.append((_nanos(span.get("started_at")), trace.spans, call))
+        trace.calls.append((start, trace.spans, call))
         return 64 + sum(len(str(v)) for v in call.values())
 
     def finish(self, trace: _Trace) -> NativeRecord | TraceError:
@@ -77,17 +101,77 @@ class AgentsGrouper(TraceGrouper[dict[str, Any], _Trace]):
             return TraceError(
                 trace.source, f"{where}: no case id at {'.'.join(self.case_path)} of the trace"
             )
-        calls = trace.calls
-        if all(start is not None for start, _, _ in calls):
-            calls = sorted(calls, key=lambda c: (c[0], c[1]))
+        calls = _calls(trace)
+        if isinstance(calls, str):
+            return TraceError(trace.source, f"{where}: {calls}")
         run_id = walk(trace.trace, self.run_path)
         native = {
             "case_id": case_id,
             "run_id": run_id if run_id is not None else trace.trace_id,
-            "calls": [c for _, _, c in calls],
+            "calls": calls,
             "meta": {"trace_id": trace.trace_id, "workflow": trace.trace.get("workflow_name")},
         }
         return NativeRecord(native, trace.source)
+
+
+def _generation(trace: _Trace, data: dict[str, Any], start: int | None) -> int:
+    """A generation span: the tool calls in its output (Chat Completions messages), the
+    replies in its input."""
+    held = 0
+    for message in data.get("output") or []:
+        tool_calls = message.get("tool_calls") if type(message) is dict else None
+        for tc in tool_calls if type(tool_calls) is list else []:
+            if type(tc) is not dict or tc.get("type", "function") != "function":
+                continue
+            fn = tc.get("function")
+            fn = fn if type(fn) is dict else {}
+            call = native_call(fn.get("name"), fn, "arguments")
+            trace.requested.append((start, trace.spans, tc.get("id"), call))
+            held += 64 + len(str(call))
+    for message in data.get("input") or []:
+        if type(message) is dict and message.get("role") == "tool":
+            key = id_key(message.get("tool_call_id"))
+            if key is not None and key not in trace.replies:
+                trace.replies[key] = {"result": openai_reply(message.get("content"))}
+                held += 64 + len(str(message.get("content")))
+    return held
+
+
+def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
+    """The function spans, when each recorded its input; else the calls the generation spans
+    asked for, when there are any, each with its arguments (the function spans that ran them
+    say which failed); else why the run's calls cannot be read."""
+    executed = [c for _, _, c in _ordered(trace.calls)]
+    unrecorded = [c for c in executed if UNRECORDED in c]
+    if not unrecorded and (executed or not trace.requested):
+        return executed
+    requested, seen = [], set()
+    for _, _, call_id, call in _ordered(trace.requested):
+        key = id_key(call_id)
+        if key is not None:
+            if key in seen:
+                continue
+            seen.add(key)
+            call = {**call, **trace.replies.get(key, {})}
+        requested.append(call)
+    if requested and all("args" in c for c in requested):
+        _carry_errors(
+            requested, [{k: v for k, v in c.items() if k != UNRECORDED} for c in executed]
+        )
+        return requested
+    if unrecorded:
+        names = ", ".join(sorted({str(c["tool"]) for c in unrecorded}))
+        return (
+            f"{len(unrecorded)} function span(s) ({names}) did not record their arguments "
+            '("input": null: trace_include_sensitive_data is off); calls whose arguments are not '
+            "recorded are not compared as {}: run with RunConfig(trace_include_sensitive_data="
+            "True) or OPENAI_AGENTS_TRACE_INCLUDE_SENSITIVE_DATA=true"
+        )
+    names = ", ".join(sorted({str(c["tool"]) for c in requested if "args" not in c}))
+    return (
+        f"generation spans ask for tool calls ({names}) without their arguments and no function "
+        "span ran them; calls whose arguments are not recorded are not compared as {}"
+    )
 
 
 def _detect(record: Any) -> bool:

@@ -28,6 +28,8 @@ from .spans._span import json_value
 CASE_ATTR = "evalrun.case_id"
 RUN_ATTR = "evalrun.run_id"
 WORLD_ATTR = "evalrun.world"
+# gen_ai.operation.name of a model call, whose span may carry the calls the model asked for.
+MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 
 
 OtelLimits = GroupLimits
@@ -58,8 +60,12 @@ class _Trace(Trace):
     ids: dict[str, Any] = field(default_factory=dict)
     """The ids and world found on any span, by the key they were found at."""
     notes: list[str] = field(default_factory=list)
+    unrecorded: list[str] = field(default_factory=list)
+    """Why spans show tool calls whose arguments they do not hold (`SpanRead.unrecorded`)."""
     conflict: str | None = None
     genai: bool = False
+    models: bool = False
+    """A model (LLM or chat) span is in the trace."""
 
 
 class OtelGrouper(TraceGrouper[_Span, _Trace]):
@@ -102,6 +108,10 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
         attrs = span.attrs
         if "gen_ai.operation.name" in attrs or "openinference.span.kind" in attrs:
             trace.genai = True
+            if attrs.get("gen_ai.operation.name") in MODEL_OPERATIONS or (
+                attrs.get("openinference.span.kind") == "LLM"
+            ):
+                trace.models = True
         for key in self._keys:
             value = attribute(attrs, key)
             if value is not None:
@@ -110,12 +120,15 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
                     trace.conflict = f"its spans disagree on {key} ({seen!r}, {value!r})"
         held = 0
         view = Span(span.name, attrs, span.error, span.message)
+        unrecorded, requested = None, False
         for convention in self.conventions:
             found = convention.read(view)
             if found is None:
                 continue
             if found.note is not None:
                 trace.notes.append(found.note)
+            unrecorded = unrecorded or found.unrecorded
+            requested = requested or bool(found.requested)
             if found.tool is not None:
                 trace.calls.append((span.start, trace.spans, found.tool))
                 held += _held(found.tool)
@@ -125,6 +138,9 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
             for call_id, fields in found.replies:
                 trace.replies[id_key(call_id)] = fields
                 held += _held(fields)
+        if unrecorded is not None and not requested:
+            # one convention's sign of hidden calls, unless another read them from the span
+            trace.unrecorded.append(unrecorded)
         return held
 
     def finish(self, trace: _Trace) -> NativeRecord | TraceError:
@@ -162,30 +178,22 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
 
 
 def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
-    """A trace's calls: its tool spans, when each recorded its arguments as an object; else the
-    calls its models asked for (LLM and chat spans), their replies paired by id, and the errors
-    of the tool spans that ran them (in order, by tool name); else why there are none."""
+    """A trace's calls: its tool spans, when each recorded its arguments; else the calls its
+    models asked for (LLM and chat spans), when each recorded its arguments and no model span
+    hid one, their replies paired by id, and the errors of the tool spans that ran them (in
+    order, by tool name); else why there are none. Never a silent zero: calls a span shows but
+    does not hold make the run unscoreable, not a run of fewer calls or of calls with `{}`."""
     executed = [c for _, _, c in _ordered(trace.calls)]
     unusable = [c for c in executed if "args" not in c or "args_unusable" in c]
     if executed and not unusable:
         return executed
     requested = _requested(trace)
-    if requested:
+    bare = [c for c in requested if "args" not in c]
+    if requested and not bare and not trace.unrecorded:
         _carry_errors(requested, executed)
         return requested
-    if unusable:
-        names = ", ".join(sorted({c["tool"] for c in unusable}))
-        shown = [c["args_unusable"] for c in unusable if "args_unusable" in c][:1]
-        what = (
-            f"recorded their input as {shown[0]!r}, not the arguments object"
-            if shown
-            else "did not record their arguments (content capture is off)"
-        )
-        return (
-            f"{len(unusable)} tool span(s) ({names}) {what}; calls whose arguments are not "
-            "recorded are not compared as {}: turn on the instrumentation's content capture, or "
-            "export the model (LLM or chat) spans too, whose tool calls carry the arguments"
-        )
+    if unusable or bare or trace.unrecorded:
+        return _not_recorded(trace, unusable, bare)
     if trace.notes:
         return (
             f"no tool call read, but {trace.notes[0]}"
@@ -193,6 +201,44 @@ def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
             + "; see docs/trace-formats.md for the span conventions evalrun reads"
         )
     return []
+
+
+def _not_recorded(
+    trace: _Trace,
+    unusable: list[dict[str, Any]],
+    bare: list[dict[str, Any]],
+) -> str:
+    """Why a trace whose calls are shown but not held is unscoreable: arguments not recorded."""
+    why = []
+    if unusable:
+        names = ", ".join(sorted({c["tool"] for c in unusable}))
+        shown = [c["args_unusable"] for c in unusable if "args_unusable" in c][:1]
+        hidden = [c["args_hidden"] for c in unusable if "args_hidden" in c][:1]
+        if shown:
+            what = f"recorded their input as {shown[0]!r}, not the arguments object"
+        elif hidden:
+            what = f"hid their arguments ({hidden[0]}: the instrumentation hides inputs)"
+        else:
+            what = "did not record their arguments (content capture is off)"
+        why.append(f"{len(unusable)} tool span(s) ({names}) {what}")
+    if bare:
+        names = ", ".join(sorted({c["tool"] for c in bare}))
+        why.append(
+            f"{len(bare)} tool call(s) a model asked for ({names}) did not record their "
+            "arguments (content capture is off)"
+        )
+    if trace.unrecorded:
+        more = len(trace.unrecorded) - 1
+        why.append(trace.unrecorded[0] + (f" (and {more} more span(s))" if more else ""))
+    also = (
+        ""
+        if trace.models or bare or trace.unrecorded
+        else ", or export the model (LLM or chat) spans too, whose tool calls carry the arguments"
+    )
+    return (
+        "; ".join(why) + "; calls whose arguments are not recorded are not compared as {}: "
+        f"turn on the instrumentation's content capture{also}"
+    )
 
 
 def _ordered(items: list[Any]) -> list[Any]:

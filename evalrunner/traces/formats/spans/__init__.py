@@ -13,7 +13,7 @@ looks like a call that cannot be read. `otel.py` decides per trace which of them
 
 from __future__ import annotations
 
-from . import genai, genai_chat, openinference
+from . import genai, genai_chat, openinference, openllmetry
 from ._span import Span, SpanConvention, SpanRead
 
 __all__ = ["CONVENTIONS", "Span", "SpanConvention", "SpanRead"]
@@ -22,5 +22,6 @@ CONVENTIONS: tuple[SpanConvention, ...] = (
     genai.CONVENTION,
     openinference.CONVENTION,
     genai_chat.CONVENTION,
+    openllmetry.CONVENTION,
 )
 """Every convention, in the order the docs list them."""

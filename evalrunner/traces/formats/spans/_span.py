@@ -26,13 +26,18 @@ class SpanRead:
     """What one convention found in one span."""
 
     tool: dict[str, Any] | None = None
-    """A call a tool ran, as a native call; without "args" when the span did not record them."""
+    """A call a tool ran, as a native call; without "args" when the span did not record them
+    ("args_hidden" says where they were hidden), "args_unusable" when it recorded something
+    else."""
     requested: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)
     """(call id, native call) of each call a model asked for in its output."""
     replies: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)
     """(call id, fields to add to the call: result, error) of each reply a model was sent."""
     note: str | None = None
     """Why a span that looks like a tool call gives none."""
+    unrecorded: str | None = None
+    """Why a model span shows it asked for tools it does not list (content capture off, or
+    hidden): the run is unscoreable unless its calls are read whole from its tool spans."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,22 @@ class SpanConvention:
     """What the span holds in this convention; None when nothing."""
     case_keys: tuple[str, ...] = ()
     """Attributes (dotted paths, into a JSON string too) where it keeps a case id."""
+
+
+TOOL_FINISH_REASONS = frozenset({"tool_calls", "tool_call", "tool_use", "function_call"})
+"""Finish reasons that say a model asked for tools (OpenAI's, OpenLLMetry's, Anthropic's)."""
+
+REDACTED = "__REDACTED__"
+"""What OpenInference writes in place of hidden content (OPENINFERENCE_HIDE_*)."""
+
+
+def asks_for_tools(reasons: Any) -> bool:
+    """A finish reason, or a list of them, says the model asked for tools."""
+    if type(reasons) is str:
+        return reasons in TOOL_FINISH_REASONS
+    return type(reasons) is list and any(
+        type(r) is str and r in TOOL_FINISH_REASONS for r in reasons
+    )
 
 
 def json_value(value: Any) -> Any:

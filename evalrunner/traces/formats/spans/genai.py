@@ -1,6 +1,7 @@
 """GenAI tool spans (`gen_ai.operation.name = "execute_tool"`): the OpenTelemetry semantic
 conventions, pydantic-ai's spans (version 3 and later write the conventions' attributes; version
-2 writes `running tool` spans with `tool_arguments` and `tool_response`), and OpenLLMetry's
+2 writes `tool_arguments` and `tool_response`; releases older than `gen_ai.operation.name`
+write the same in spans named `running tool`, which are read too), and OpenLLMetry's
 (Traceloop's) LangChain tool spans, whose arguments are LangChain's callback inputs wrapped as
 `{"input_str", "inputs": {...}, "kwargs", ...}` and unwrapped here."""
 
@@ -15,9 +16,13 @@ ARGUMENTS = ("gen_ai.tool.call.arguments", "tool_arguments")
 RESULTS = ("gen_ai.tool.call.result", "tool_response")
 
 
+# pydantic-ai's tool span before it wrote gen_ai.operation.name: its name is its own.
+PYDANTIC_AI_TOOL_SPAN = "running tool"
+
+
 def read(span: Span) -> SpanRead | None:
     attrs = span.attrs
-    if attrs.get("gen_ai.operation.name") != "execute_tool":
+    if attrs.get("gen_ai.operation.name") != "execute_tool" and not _old_pydantic_ai(span):
         if "gen_ai.tool.name" in attrs and "gen_ai.operation.name" not in attrs:
             return SpanRead(
                 note=f'span "{span.name}" has gen_ai.tool.name but no gen_ai.operation.name '
@@ -41,6 +46,16 @@ def read(span: Span) -> SpanRead | None:
     if span.error:
         call["error"] = attrs.get("error.type") or span.message or True
     return SpanRead(tool=call)
+
+
+def _old_pydantic_ai(span: Span) -> bool:
+    """A pydantic-ai tool span from before gen_ai.operation.name: named `running tool`, with the
+    tool's name and nothing that says it is something else."""
+    return (
+        span.name == PYDANTIC_AI_TOOL_SPAN
+        and "gen_ai.operation.name" not in span.attrs
+        and type(span.attrs.get("gen_ai.tool.name")) is str
+    )
 
 
 def _unwrap(args: Any) -> Any:
@@ -82,7 +97,8 @@ def _unwrap_result(result: Any) -> tuple[Any, bool]:
 
 CONVENTION = SpanConvention(
     name="GenAI tool spans (OpenTelemetry conventions, pydantic-ai, OpenLLMetry)",
-    summary='`gen_ai.operation.name` "execute_tool": `gen_ai.tool.name`, '
+    summary='`gen_ai.operation.name` "execute_tool" (older pydantic-ai: spans named '
+    "`running tool`): `gen_ai.tool.name`, "
     "`gen_ai.tool.call.arguments` (pydantic-ai v2: `tool_arguments`; OpenLLMetry's wrapped "
     "LangChain inputs unwrapped), `gen_ai.tool.call.result` (`tool_response`), the span status",
     read=read,

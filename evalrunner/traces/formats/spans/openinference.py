@@ -2,13 +2,18 @@
 the OpenAI client...): TOOL spans (`tool.name`, `input.value`, `output.value`), and LLM spans
 whose flattened messages hold the calls a model asked for
 (`llm.output_messages.N.message.tool_calls.M.tool_call.function.{name,arguments}`) and the
-replies it was sent (`llm.input_messages.N.message.role = "tool"`)."""
+replies it was sent (`llm.input_messages.N.message.role = "tool"`).
+
+Hidden content (OPENINFERENCE_HIDE_INPUTS and the like write `__REDACTED__`) is not recorded:
+a TOOL span whose input is hidden, or an LLM span whose output is hidden (or whose
+`llm.finish_reason` asks for tools) with no tool call in its messages, makes the run unscoreable
+unless its calls are read whole elsewhere."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._span import Span, SpanConvention, SpanRead, indexed, json_value
+from ._span import REDACTED, Span, SpanConvention, SpanRead, asks_for_tools, indexed, json_value
 
 KIND = "openinference.span.kind"
 
@@ -21,14 +26,19 @@ def read(span: Span) -> SpanRead | None:
         if type(name) is not str or not name:
             return SpanRead(note=f'TOOL span "{span.name}" has no tool.name')
         call: dict[str, Any] = {"tool": name}
-        if "input.value" in attrs:
-            args = json_value(attrs["input.value"])
+        text = attrs.get("input.value")
+        if text == REDACTED:
+            call["args_hidden"] = f"input.value {REDACTED}"
+        elif "input.value" in attrs:
+            args = json_value(text)
             if type(args) is dict:
                 call["args"] = args
+            elif type(text) is str and text.lstrip()[:1] == "{":
+                call["args"] = text  # JSON the model got wrong: read as malformed, as elsewhere
             else:
                 # LangChain's tracer records the tool's input string ("C-9"), not its arguments
-                call["args_unusable"] = attrs["input.value"]
-        if "output.value" in attrs:
+                call["args_unusable"] = text
+        if attrs.get("output.value", REDACTED) != REDACTED:
             call["result"] = _tool_output(attrs["output.value"])
             if _failed(attrs["output.value"]):
                 call["error"] = True
@@ -52,6 +62,15 @@ def read(span: Span) -> SpanRead | None:
         if fields.get("message.role") == "tool":
             reply = {"result": json_value(fields.get("message.content"))}
             read.replies.append((fields.get("message.tool_call_id"), reply))
+    if not read.requested:
+        reason = attrs.get("llm.finish_reason")
+        if asks_for_tools(reason):
+            read.unrecorded = (
+                f'LLM span "{span.name}" finished with llm.finish_reason {reason!r} but records no '
+                "tool call (its output messages are hidden or not captured)"
+            )
+        elif attrs.get("output.value") == REDACTED and reason is None:
+            read.unrecorded = f'LLM span "{span.name}" hides its output ({REDACTED})'
     return read
 
 
