@@ -157,3 +157,24 @@ def test_langchain_dumpd_messages_read_as_model_dump_does():
         [("get_customer", "errored"), ("get_customer", "exact")],
     )
     assert dumpd["raised"][0] == "false_pass"
+
+
+def test_genai_chat_messages_as_an_array_of_json_strings(tmp_path):
+    """OTel attributes cannot hold objects, so some instrumentations record
+    `gen_ai.input.messages`/`gen_ai.output.messages` as an array of strings, each message's JSON.
+    The committed GenAI chat spans rewritten that way read the same (they read 0 calls before)."""
+    rewritten = []
+    for line in (DATA / "genai-chat-spans.jsonl").read_text().splitlines():
+        span = json.loads(line)
+        for key in ("gen_ai.input.messages", "gen_ai.output.messages"):
+            value = span["attributes"].get(key)
+            if isinstance(value, str):
+                span["attributes"][key] = [json.dumps(m) for m in json.loads(value)]
+        rewritten.append(json.dumps(span))
+    path = tmp_path / "spans.jsonl"
+    path.write_text("\n".join(rewritten) + "\n")
+    args = ("--error-pattern", "not found", "--error-pattern", "^customer service")
+    original = score(DATA / "genai-chat-spans.jsonl", *args)
+    doc = score(path, *args)
+    assert labels(doc) == labels(original)
+    assert sum(len(r["calls"]) for r in doc["runs"]) == 6

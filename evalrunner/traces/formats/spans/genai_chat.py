@@ -52,9 +52,11 @@ def _parts(messages: Any) -> list[dict[str, Any]]:
     value = json_value(messages)
     if type(value) is not list:
         return []
+    # some instrumentations store the list's messages each as its own JSON text
+    messages = [json_value(m) for m in value]
     return [
         p
-        for m in value
+        for m in messages
         if type(m) is dict and type(m.get("parts")) is list
         for p in m["parts"]
         if type(p) is dict
