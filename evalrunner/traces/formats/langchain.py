@@ -36,7 +36,7 @@ def _fields(m: Any) -> dict[str, Any] | None:
     if m.get("lc") == 1 and m.get("type") == "constructor" and type(kwargs) is dict:
         path = m.get("id")  # dumpd: the class's import path, and its constructor's arguments
         name = path[-1] if type(path) is list and path else None
-        if "type" not in kwargs and is_str_in(name, frozenset(CLASSES)):
+        if "type" not in kwargs and type(name) is str and name in CLASSES:
             kwargs = {**kwargs, "type": CLASSES[name]}
         return kwargs
     data = m.get("data")

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 from dateutil.parser import isoparse
 
-from ...jsonvalue import json_kind
+from ...jsonvalue import json_kind, loads
 from ...model import TraceError
 from ..format import GroupKeys, NativeRecord, TraceFormat
 from ._grouping import GroupLimits, Trace, TraceGrouper
@@ -163,8 +163,8 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
         world = trace.ids.get(WORLD_ATTR)
         if type(world) is str:
             try:
-                world = orjson.loads(world)
-            except orjson.JSONDecodeError:
+                world = loads(world)
+            except ValueError:
                 return TraceError(trace.source, f"{where}: {WORLD_ATTR} is not valid JSON")
         run_id = next((trace.ids[k] for k in self.run_keys if k in trace.ids), trace.trace_id)
         native = {

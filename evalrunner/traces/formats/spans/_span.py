@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
+from ....jsonvalue import loads
 
 
 @dataclass(slots=True)
@@ -72,8 +72,8 @@ def json_value(value: Any) -> Any:
     """An attribute that holds JSON text, decoded (anything else as it is)."""
     if type(value) is str and value[:1] in ("{", "["):
         try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
+            return loads(value)
+        except ValueError:
             return value
     return value
 
