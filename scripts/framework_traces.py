@@ -167,6 +167,30 @@ def pydantic_ai() -> None:
     write("pydantic-ai-messages", wrapped)
     write("pydantic-ai-messages-bare", bare)
 
+    # output_type=: the final answer is a call of the output tool (final_result), not of a tool
+    from pydantic import BaseModel
+
+    class Status(BaseModel):
+        status: str
+
+    def structured_for(case: str) -> FunctionModel:
+        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            done = sum(1 for m in messages if m.kind == "response")
+            step = turn(case, done)
+            if isinstance(step, str):
+                output = info.output_tools[0].name
+                return ModelResponse(parts=[ToolCallPart(output, {"status": step})])
+            return ModelResponse(parts=[ToolCallPart(tool, args) for tool, args in step])
+
+        return FunctionModel(respond)
+
+    structured = []
+    for case in TURNS:
+        typed = agent()
+        result = typed.run_sync(PROMPTS[case], model=structured_for(case), output_type=Status)
+        structured.append({"case_id": case, "messages": json.loads(result.all_messages_json())})
+    write("pydantic-ai-messages-output-type", structured)
+
     for version, forms in ((5, ("flat", "console", "metadata")), (2, ("flat",))):
         for form in forms:
             spans = SpanFile()
@@ -385,6 +409,9 @@ def langgraph() -> None:
         "langgraph-messages-to-dict",
         [{"case_id": c, "messages": messages_to_dict(m)} for c, m in runs.items()],
     )
+    from langchain_core.load import dumpd
+
+    write("langgraph-dumpd", [{"case_id": c, "messages": dumpd(m)} for c, m in runs.items()])
 
     # OpenInference (Phoenix): the case id in the run's metadata, no span of our own
     from openinference.instrumentation.langchain import LangChainInstrumentor

@@ -37,6 +37,7 @@ SCENARIO = {
 # fixture -> (the format detected, what the docs' table says evalrun reads in it)
 FIXTURES = {
     "pydantic-ai-messages": "pydantic-ai",
+    "pydantic-ai-messages-output-type": "pydantic-ai",
     "pydantic-ai-spans-v5-flat": "otel",
     "pydantic-ai-spans-v5-console": "otel",
     "pydantic-ai-spans-v5-metadata": "otel",
@@ -47,6 +48,7 @@ FIXTURES = {
     "langgraph-openai-messages": "openai-chat",
     "langgraph-model-dump": "langchain",
     "langgraph-messages-to-dict": "langchain",
+    "langgraph-dumpd": "langchain",
     "langgraph-openinference": "otel",
     "langgraph-openllmetry": "otel",
     "openai-client-openinference": "otel",
