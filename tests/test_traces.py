@@ -180,3 +180,40 @@ def test_the_reader_is_a_stream(tmp_path):
     d = write(tmp_path, "a.jsonl", [run(run_id=str(i)) for i in range(3)])
     it = read_runs([d])
     assert next(it).run_id == "0"  # nothing forces the whole file to be read first
+
+
+# ------------------------------------------------------------------- arrays and pretty-printing
+
+
+def test_a_one_line_array_of_runs_is_read_record_by_record(tmp_path):
+    """As the same array pretty-printed is; only an array of messages is a bare list."""
+    native = {"case_id": "a", "calls": [{"tool": "t", "args": {"x": 1}}]}
+    chat = {
+        "case_id": "b",
+        "run_id": "b-1",
+        "messages": [
+            {"role": "user", "content": "go"},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "1", "type": "function", "function": {"name": "t", "arguments": "{}"}}
+                ],
+            },
+        ],
+    }
+    messages = chat["messages"]
+    spans = [{"name": "s", "context": {"trace_id": "0x1", "span_id": f"0x{i}"}} for i in (1, 2)]
+    lines = [json.dumps([native, chat]), json.dumps(messages), json.dumps(spans)]
+    items = list(read_runs([write(tmp_path, "a.jsonl", lines)]))
+    assert [(type(i).__name__, i.source.rpartition("/")[2]) for i in items] == [
+        ("Run", "a.jsonl:1"),
+        ("Run", "a.jsonl:1"),
+        ("TraceError", "a.jsonl:2"),
+        ("TraceError", "a.jsonl:3"),
+    ]
+    a, b, bare, one_line_spans = items
+    assert (a.case_id, [c.tool for c in a.calls]) == ("a", ["t"])
+    assert (b.case_id, b.run_id, [c.tool for c in b.calls]) == ("b", "b-1", ["t"])
+    assert '{"case_id": ..., "messages": [...]}' in bare.error
+    # a trace ends on its last span's line: spans all on one line cannot be grouped
+    assert "a JSON array of 2 otel records on one line" in one_line_spans.error
