@@ -9,6 +9,7 @@ import json
 import pytest
 
 from evalrunner import MISSING, InputError, Reading, Run, TraceError, read_runs
+from evalrunner.traces.lines import STRAY, Parsed, stream_lines
 
 
 def run(**kw):
@@ -180,3 +181,121 @@ def test_the_reader_is_a_stream(tmp_path):
     d = write(tmp_path, "a.jsonl", [run(run_id=str(i)) for i in range(3)])
     it = read_runs([d])
     assert next(it).run_id == "0"  # nothing forces the whole file to be read first
+
+
+# ------------------------------------------------------------------- arrays and pretty-printing
+
+
+def test_a_one_line_array_of_runs_is_read_record_by_record(tmp_path):
+    """As the same array pretty-printed is; only an array of messages is a bare list."""
+    native = {"case_id": "a", "calls": [{"tool": "t", "args": {"x": 1}}]}
+    chat = {
+        "case_id": "b",
+        "run_id": "b-1",
+        "messages": [
+            {"role": "user", "content": "go"},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "1", "type": "function", "function": {"name": "t", "arguments": "{}"}}
+                ],
+            },
+        ],
+    }
+    messages = chat["messages"]
+    spans = [{"name": "s", "context": {"trace_id": "0x1", "span_id": f"0x{i}"}} for i in (1, 2)]
+    lines = [json.dumps([native, chat]), json.dumps(messages), json.dumps(spans)]
+    items = list(read_runs([write(tmp_path, "a.jsonl", lines)]))
+    assert [(type(i).__name__, i.source.rpartition("/")[2]) for i in items] == [
+        ("Run", "a.jsonl:1"),
+        ("Run", "a.jsonl:1"),
+        ("TraceError", "a.jsonl:2"),
+        ("TraceError", "a.jsonl:3"),
+    ]
+    a, b, bare, one_line_spans = items
+    assert (a.case_id, [c.tool for c in a.calls]) == ("a", ["t"])
+    assert (b.case_id, b.run_id, [c.tool for c in b.calls]) == ("b", "b-1", ["t"])
+    assert '{"case_id": ..., "messages": [...]}' in bare.error
+    # a trace ends on its last span's line: spans all on one line cannot be grouped
+    assert "a JSON array of 2 otel records on one line" in one_line_spans.error
+
+
+def _pretty(*records, indent=4):
+    return [json.dumps(r, indent=indent) for r in records]
+
+
+A, B = {"case_id": "a", "calls": []}, {"case_id": "b", "calls": [{"tool": "t", "args": {}}]}
+# json.dumps(A, indent=4) is 4 lines, json.dumps(B, indent=4) 9
+TRUNCATED_B = "\n".join(_pretty(B)[0].splitlines()[:5])
+
+
+@pytest.mark.parametrize(
+    ("pieces", "expected"),
+    [
+        # a program's output between two exporter objects, before them, after them
+        ([*_pretty(A), "hello from the app", *_pretty(B)], ["1 a", "5 ~", "6 b"]),
+        (["hello", "[INFO] starting", "", *_pretty(A, B)], ["1 ~", "2 ~", "4 a", "8 b"]),
+        ([*_pretty(A, B), "bye", "bye"], ["1 a", "5 b", "14 ~", "15 ~"]),
+        # the last object cut short; an object broken in the middle, then one whole
+        (
+            [*_pretty(A), TRUNCATED_B],
+            ["1 a", "5 ! lines 5-9 that cannot be read as JSON (the file ends before it does)"],
+        ),
+        (
+            [*_pretty(A), TRUNCATED_B, "oops", '        "x": 1', "}", *_pretty(A)],
+            [
+                "1 a",
+                "5 ! lines 5-12 that cannot be read as JSON (Expecting property name enclosed "
+                "in double quotes at line 10, column 1)",
+                "13 a",
+            ],
+        ),
+        # a line of JSON Lines among them, and one cut short
+        (
+            [*_pretty(A), json.dumps(B), '{"case_id": "c", "ca', *_pretty(A)],
+            ["1 a", "5 b", "6 ~", "7 a"],
+        ),
+        # NaN is not JSON: the record it is in is skipped, whole
+        ([*_pretty(A), "{", '    "x": NaN', "}", *_pretty(A)], ["1 a", "5 ! lines 5-7", "8 a"]),
+        # in an array: a stray line between its elements, and one inside an element
+        (
+            ["[", _pretty(A, indent=2)[0] + ",", "print", _pretty(B, indent=2)[0], "]"],
+            ["2 a", "6 ~", "7 b"],
+        ),
+        (
+            ["[", "  {", '    "case_id": "a",', "junk", "  },", _pretty(B, indent=2)[0], "]"],
+            ["2 ! lines 2-5 that cannot be read as JSON (Expecting property name", "6 b"],
+        ),
+    ],
+)
+@pytest.mark.parametrize("read_size", [7, 2**20])
+def test_pretty_printed_json_loses_only_what_cannot_be_read(pieces, expected, read_size):
+    """Text among pretty-printed records is reported line by line, a broken record once with its
+    lines, and every record after either is read: no line vanishes. (`~`: a stray line; `!`: a
+    record that cannot be read, with what its message says.)"""
+
+    class Stream:
+        def __init__(self, data):
+            self.data, self.at = data, 0
+
+        def read(self, n):
+            chunk = self.data[self.at : self.at + min(n, read_size)]
+            self.at += len(chunk)
+            return chunk
+
+    data = ("\n".join(pieces) + "\n").encode()
+    got = []
+    for (source, item), want in zip(stream_lines("f", Stream(data)), expected, strict=False):
+        line = source.rpartition(":")[2]
+        if isinstance(item, Parsed):
+            got.append(f"{line} {item.value['case_id']}")
+        elif item.error.startswith(STRAY):
+            assert item.error.endswith("skipped, and the records after it read")
+            got.append(f"{line} ~")
+        else:
+            detail = want.partition(" ! ")[2]
+            assert detail in item.error, item.error
+            assert item.error.endswith("skipped, and the records after it read")
+            got.append(f"{line} ! {detail}")
+    assert got == expected
+    assert len(list(stream_lines("f", Stream(data)))) == len(expected)

@@ -83,6 +83,12 @@ def _bare_key(items: list[dict[str, Any]]) -> str:
     return "input" if responses else "messages"
 
 
+SPANS_ON_ONE_LINE = (
+    "the line is a JSON array of {} {} records on one line: a trace ends on its last span's "
+    "line, so write one span (or one OTLP batch) a line, or pretty-print the array"
+)
+
+
 class GroupingSeen(Exception):
     """A line of a format whose runs span lines, met by a reader told not to group (a worker of
     `--jobs`, which reads lines out of order): the caller reads that file itself."""
@@ -126,7 +132,9 @@ class TraceReader:
         self.run_key = run_key
         self._case_paths = None if case_key is None else (tuple(case_key.split(".")),)
         self._run_paths = None if run_key is None else (tuple(run_key.split(".")),)
-        self._keyed = case_key is not None or run_key is not None or case_id is not None
+        keyed = case_key is not None or run_key is not None or case_id is not None
+        self._native_first = (fmt is None or fmt.name == "native") and not keyed
+        """Whether a native run is taken as it stands, before any detection (the hot path)."""
         self._grouping = grouping
         self._group_options = group_options
         self._groupers: dict[str, Grouper] = {}
@@ -156,7 +164,7 @@ class TraceReader:
         self._last_lines = last_lines
         for grouper in self._groupers.values():
             _start_file(grouper, last_lines)
-        native_first = (self.format is None or self.format.name == "native") and not self._keyed
+        native_first = self._native_first
         for source, line in lines:
             if type(line) is bytes:
                 record = decode(line, source)
@@ -169,12 +177,7 @@ class TraceReader:
                 yield line  # a TraceError in the line's place: a line too long, a broken file
                 continue
             # The hot path: a native run, told apart by one lookup before any detection.
-            if (
-                native_first
-                and type(record) is dict
-                and type(record.get("calls")) is list
-                and "verdict" not in record
-            ):
+            if native_first and _plain_native(record):
                 if self.errors.user:
                     self.errors.mark(record["calls"], builtin=False)
                 yield NativeRecord(record, source)
@@ -202,6 +205,24 @@ class TraceReader:
             yield TraceError(source, RESULTS_RECORD)
             return
         if type(record) is list and record and all(type(m) is dict for m in record):
+            kinds = self._records(record)
+            if kinds is not None and any(f.group is not None for f in kinds):
+                # A grouper knows where a trace ends by its spans' lines: all on one, the first
+                # span would end its trace.
+                grouped = next(f for f in kinds if f.group is not None)
+                yield TraceError(source, SPANS_ON_ONE_LINE.format(len(record), grouped.name))
+                return
+            if kinds is not None:
+                # One line that holds a JSON array of runs reads as the same array pretty-printed
+                # does: record by record, each at the line's place.
+                for item in record:
+                    if self._native_first and _plain_native(item):
+                        if self.errors.user:
+                            self.errors.mark(item["calls"], builtin=False)
+                        yield NativeRecord(item, source)
+                    else:
+                        yield from self.read_record(item, source)
+                return
             key = _bare_key(record)
             if self.case_id is None:
                 yield TraceError(source, bare_list(key))
@@ -266,6 +287,19 @@ class TraceReader:
         }
         yield NativeRecord(native, source)
 
+    def _records(self, items: list[dict[str, Any]]) -> list[TraceFormat] | None:
+        """The format of each object of a list that is a list of records (each recognised by
+        some format), not a run's messages; None for a list of messages. A message has a
+        "role", and an Anthropic Message, which is also a record of its own, is one: a list of
+        them is a conversation, as `BARE_LIST` says."""
+        kinds = []
+        for item in items:
+            fmt = None if "role" in item else detect(item, self.formats)
+            if fmt is None:
+                return None
+            kinds.append(fmt)
+        return kinds
+
     def _grouper(self, fmt: TraceFormat) -> Grouper:
         found = self._groupers.get(fmt.name)
         if found is None:
@@ -298,6 +332,11 @@ def read_lines(
     pairs = list(lines)
     last = LastLines.of_lines(pairs)
     return list(TraceReader(trace_format, **keys).read(pairs, last_lines=lambda: last))
+
+
+def _plain_native(record: Any) -> bool:
+    """Whether a decoded line is a native run as it stands: a "calls" list, and no verdict."""
+    return type(record) is dict and type(record.get("calls")) is list and "verdict" not in record
 
 
 def _start_file(grouper: Grouper, last_lines: LastLinesOf | None) -> None:
