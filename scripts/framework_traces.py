@@ -184,6 +184,16 @@ def pydantic_ai() -> None:
 
         return FunctionModel(respond)
 
+    # content capture off: the spans say which tools ran, not with what (unscoreable, never {})
+    spans = SpanFile()
+    settings = InstrumentationSettings(
+        tracer_provider=spans.provider, version=6, include_content=False
+    )
+    for case in TURNS:
+        with case_span(spans, case):
+            agent(settings).run_sync(PROMPTS[case], model=model_for(case))
+    write("pydantic-ai-spans-v6-nocontent", spans.flat())
+
     structured = []
     for case in TURNS:
         typed = agent()
@@ -333,6 +343,17 @@ def openai_agents() -> None:
     for case in TURNS:
         run(case, workflow_name="billing", trace_metadata={"case_id": case})
     write("openai-agents-tracing", export.items)
+    # without sensitive data: function spans keep "input": null (unscoreable, never malformed)
+    export = Export()
+    set_trace_processors([export])
+    for case in TURNS:
+        run(
+            case,
+            workflow_name="billing",
+            trace_metadata={"case_id": case},
+            trace_include_sensitive_data=False,
+        )
+    write("openai-agents-tracing-nosensitive", export.items)
     set_trace_processors([])
 
     # OpenInference's instrumentation of the SDK (Phoenix): OpenTelemetry spans
@@ -413,26 +434,40 @@ def langgraph() -> None:
 
     write("langgraph-dumpd", [{"case_id": c, "messages": dumpd(m)} for c, m in runs.items()])
 
-    # OpenInference (Phoenix): the case id in the run's metadata, no span of our own
+    # OpenInference (Phoenix): the case id in the run's metadata, no span of our own; then with
+    # inputs and outputs hidden (__REDACTED__: unscoreable, never a run of 0 calls)
+    from openinference.instrumentation import TraceConfig
     from openinference.instrumentation.langchain import LangChainInstrumentor
 
-    spans = SpanFile()
-    LangChainInstrumentor().instrument(tracer_provider=spans.provider)
-    for case in TURNS:
-        run(case, metadata={"case_id": case})
-    LangChainInstrumentor().uninstrument()
-    write("langgraph-openinference", spans.flat())
+    for name, config in (
+        ("langgraph-openinference", TraceConfig()),
+        ("langgraph-openinference-hidden", TraceConfig(hide_inputs=True, hide_outputs=True)),
+    ):
+        spans = SpanFile()
+        LangChainInstrumentor().instrument(tracer_provider=spans.provider, config=config)
+        for case in TURNS:
+            run(case, metadata={"case_id": case})
+        LangChainInstrumentor().uninstrument()
+        write(name, spans.flat())
 
-    # OpenLLMetry (Traceloop)
+    # OpenLLMetry (Traceloop); then with content tracing off (read at each call; instrumented
+    # once: a second instrument() in one process records only the graph's own span)
     from opentelemetry.instrumentation.langchain import LangchainInstrumentor
 
     spans = SpanFile()
     LangchainInstrumentor().instrument(tracer_provider=spans.provider)
-    for case in TURNS:
-        with case_span(spans, case):
-            run(case)
+    for name, content in (
+        ("langgraph-openllmetry", "true"),
+        ("langgraph-openllmetry-nocontent", "false"),
+    ):
+        os.environ["TRACELOOP_TRACE_CONTENT"] = content
+        for case in TURNS:
+            with case_span(spans, case):
+                run(case)
+        write(name, spans.flat())
+        spans.exporter.clear()
     LangchainInstrumentor().uninstrument()
-    write("langgraph-openllmetry", spans.flat())
+    del os.environ["TRACELOOP_TRACE_CONTENT"]
 
 
 # ------------------------------------------------------------------ the OpenAI client alone
@@ -510,15 +545,31 @@ def openai_client() -> None:
                     content = json.dumps({"error": str(e)})
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
 
+    from openinference.instrumentation import TraceConfig
     from openinference.instrumentation.openai import OpenAIInstrumentor
 
+    for name, config in (
+        ("openai-client-openinference", TraceConfig()),
+        ("openai-client-openinference-hidden", TraceConfig(hide_inputs=True, hide_outputs=True)),
+    ):
+        spans = SpanFile()
+        OpenAIInstrumentor().instrument(tracer_provider=spans.provider, config=config)
+        for case in TURNS:
+            with case_span(spans, case):
+                run(case)
+        OpenAIInstrumentor().uninstrument()
+        write(name, spans.flat())
+
+    # OpenLLMetry (Traceloop)
+    from opentelemetry.instrumentation.openai import OpenAIInstrumentor as Traceloop
+
     spans = SpanFile()
-    OpenAIInstrumentor().instrument(tracer_provider=spans.provider)
+    Traceloop().instrument(tracer_provider=spans.provider)
     for case in TURNS:
         with case_span(spans, case):
             run(case)
-    OpenAIInstrumentor().uninstrument()
-    write("openai-client-openinference", spans.flat())
+    Traceloop().uninstrument()
+    write("openai-client-openllmetry", spans.flat())
 
 
 # ------------------------------------------------------------------------------------- main

@@ -54,8 +54,7 @@ FIXTURES = {
     "openai-client-openinference": "otel",
     "openai-client-openllmetry": "otel",
 }
-# Real output with the content left out, cut to the scenario's four runs from what the
-# frameworks wrote with these settings (the tester's run, not `make fixtures`): each run shows
+# Real output with the content left out (`make fixtures`, with these settings): each run shows
 # tool calls it does not hold, so each is unscoreable, its reason saying so, never scored as a
 # run of no calls or of calls with `{}`.
 UNRECORDED = {
