@@ -95,6 +95,56 @@ def test_a_failed_scoring_leaves_the_previous_output_as_it_was(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["prev.json"]  # no temporary file left
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["score", *BASE, "{traces}", "-f", "json"],
+        ["lint", *BASE, "--traces", "{traces}", "--format", "json"],
+        ["suggest", *BASE, "{traces}", "--format", "json"],
+        ["audit", "sample", *BASE, "{traces}", "--failures", "1", "--passes", "1", "--seed", "1"],
+        ["diff", *BASE, "{traces}", "{traces}", "--format", "json"],
+    ],
+    ids=["score", "lint", "suggest", "audit", "diff"],
+)
+def test_an_output_over_a_trace_file_of_an_input_folder_is_refused(tmp_path, command):
+    """Any command that reads a traces folder refuses to write its output over a trace file in
+    it (it was left out of the reading, then replaced by the results)."""
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    (traces / "a.jsonl").write_bytes(b"".join(LINES[:2]))
+    (traces / "b.jsonl").write_bytes(b"".join(LINES[2:]))
+    args = [a.replace("{traces}", str(traces)) for a in command]
+    result = CliRunner().invoke(app, [*args, "-o", str(traces / "b.jsonl")])
+    assert result.exit_code == 2, result.output
+    assert "is read as input (it is in the folder" in " ".join(result.stderr.split())
+    assert (traces / "b.jsonl").read_bytes() == b"".join(LINES[2:])
+    # a new file there is written; so is score's own results file again (it is never read),
+    # while another command's output, read as a trace file the next time, is refused then
+    out = traces / "results.jsonl"
+    result = CliRunner().invoke(app, [*args, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    again = CliRunner().invoke(app, [*args, "-o", str(out)])
+    assert again.exit_code == (0 if command[0] == "score" else 2), again.output
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["nothing-scored", "strict"])
+def test_an_exit_2_leaves_the_previous_output_as_it_was(tmp_path, strict):
+    """No run scored, or --strict with an unreadable line: exit 2 after reading, and the last
+    good results file is kept (a failure never replaces it with an empty or partial one)."""
+    previous = tmp_path / "prev.json"
+    previous.write_text("the previous results")
+    trace = tmp_path / "t.jsonl"
+    trace.write_bytes(b"".join(LINES) + b"not json\n" if strict else b"not json\n")
+    args = [str(trace), "-f", "json", "-o", str(previous)] + (["--strict"] if strict else [])
+    result = score(*args)
+    assert result.exit_code == 2
+    assert previous.read_text() == "the previous results"
+    assert f"{previous} was not written (it is as it was)" in " ".join(result.stderr.split())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prev.json", "t.jsonl"]
+    # to standard output the document is still written, for a pipe to read what went wrong
+    assert json.loads(score(*args[:3], *args[5:]).stdout)["errors"]
+
+
 def test_an_interrupt_leaves_the_previous_output_and_says_so(tmp_path):
     previous = tmp_path / "prev.json"
     previous.write_text("the previous results")

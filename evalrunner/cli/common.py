@@ -21,7 +21,7 @@ from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElaps
 from ..model import InputError
 from ..summary import Summary
 from ..traces import AUTO, BUILTINS, Reading
-from ..traces.lines import MAX_LINE_BYTES
+from ..traces.lines import MAX_LINE_BYTES, read_under
 from ..write.table import data_console as data_console  # the listings print through it too
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT = 0, 1, 2
@@ -177,10 +177,18 @@ def output_stream(path: Path | None, *, inputs: Sequence[str | Path] = ()) -> It
                 f"--output {str(path)!r} is one of the inputs ({name}): writing it would destroy "
                 "what is read; write the output elsewhere"
             )
+    folder = read_under(path, inputs)
+    if folder is not None:
+        raise fail(
+            f"--output {str(path)!r} is read as input (it is in the folder {folder!r}): writing "
+            "it would destroy it; write the output elsewhere"
+        )
     if path.exists() and not path.is_file():  # /dev/stdout, a FIFO: nothing to replace
         try:
             with open(path, "wb") as f:
                 yield f
+        except NotWritten as e:
+            raise typer.Exit(code=e.code) from None
         except OSError as e:
             raise fail(f"cannot write {path}: {e.strerror or e}") from None
         return
@@ -191,7 +199,14 @@ def output_stream(path: Path | None, *, inputs: Sequence[str | Path] = ()) -> It
     done = False
     try:
         with os.fdopen(fd, "wb") as f:
-            yield f
+            try:
+                yield f
+            except NotWritten as e:
+                stderr().print(
+                    f"{path} was not written" + (" (it is as it was)" if path.exists() else ""),
+                    markup=False,
+                )
+                raise typer.Exit(code=e.code) from None
         if path.exists():
             shutil.copymode(path, temp)
         else:
@@ -211,6 +226,22 @@ def output_stream(path: Path | None, *, inputs: Sequence[str | Path] = ()) -> It
         if not done:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
+
+
+class NotWritten(Exception):
+    """Raised inside `output_stream` by a command that ends with unusable input (exit 2) after
+    writing: a file output is then left as it was (a failure never replaces the last good
+    results), and the command exits with `code`."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def keep_previous(output: Path | None, code: int) -> None:
+    """End a command that wrote to `output` with `code`: exit 2 leaves a file output as it was."""
+    if output is not None and code == EXIT_INPUT:
+        raise NotWritten(code)
 
 
 def _same_file(a: Path, b: Path) -> bool:

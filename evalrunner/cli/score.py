@@ -26,6 +26,7 @@ from .common import (
     check_rate,
     fail,
     input_errors,
+    keep_previous,
     output_stream,
     parse_jobs,
     progress,
@@ -144,7 +145,7 @@ def score(
             case_id=case_id,
         )
         config = load_config(tools, cases)
-        with output_stream(output, inputs=paths) as out:
+        with output_stream(output, inputs=[*paths, tools, cases]) as out:
             writer = writer_format.make(
                 Output(
                     out,
@@ -166,4 +167,6 @@ def score(
                     exclude=[output] if output is not None else [],
                     group_by=group_by,
                 )
-    raise typer.Exit(code=verdict_exit(summary, strict=strict, fail_above=fail_above))
+            code = verdict_exit(summary, strict=strict, fail_above=fail_above)
+            keep_previous(output, code)
+    raise typer.Exit(code=code)

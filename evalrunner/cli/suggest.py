@@ -30,6 +30,7 @@ from .common import (
     TracesArg,
     fail,
     input_errors,
+    keep_previous,
     output_stream,
     parse_jobs,
     progress,
@@ -118,14 +119,15 @@ def suggest(
                 config, paths, reading=reading, jobs=n_jobs, progress=tick,
                 tool=tool, kinds=kinds,
             )  # fmt: skip
-        with output_stream(output) as out:
+        with output_stream(output, inputs=paths) as out:
             if format is SuggestFormat.json:
                 write_json(report, out)
             else:
                 render_table(report, paths, data_console(out, to_file=output is not None))
+            code = verdict_exit(report.summary, strict=strict)
+            keep_previous(output, code)
 
     err = stderr()
-    summary = report.summary
     if write:
         with input_errors():
             written, skipped = write_suggestions(
@@ -147,4 +149,4 @@ def suggest(
             err.print(f"alternates are never written: paste the {alternates} above into {where}")
         if not written:
             err.print("nothing written")
-    raise typer.Exit(code=verdict_exit(summary, strict=strict))
+    raise typer.Exit(code=code)

@@ -139,6 +139,21 @@ def _walk(root: Path, skipped: list[Skipped] | None, excluded: set[str]) -> list
     return [str(f) for f in found]
 
 
+def read_under(path: str | Path, inputs: Iterable[str | Path]) -> str | None:
+    """The input directory under which the existing file `path` would be read as traces (its
+    name ends in a trace suffix and it does not hold evalrun's results), else None: writing an
+    output there would destroy a trace file."""
+    p = Path(path)
+    if not p.is_file() or not p.name.endswith(TRACE_SUFFIXES) or _holds_results(p):
+        return None
+    real = Path(_real(p))
+    for name in inputs:
+        root = Path(name)
+        if str(name) != STDIN and root.is_dir() and real.is_relative_to(_real(root)):
+            return str(name)
+    return None
+
+
 RESULTS_FILE = (
     "evalrun's own results (score --format jsonl), not runs: not read; keep results out of "
     "the traces"

@@ -1,4 +1,5 @@
-"""`--format json`: one results document `{"errors", "evalrun", "runs", "summary"}`, keys sorted."""
+"""`--format json`: one results document `{"errors", "evalrun", "runs", "summary", "warnings"}`,
+keys sorted."""
 
 from __future__ import annotations
 
