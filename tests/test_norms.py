@@ -121,6 +121,8 @@ def test_not_money(value):
         ("P1DT2H", 93600),
         ("P1W", 604800),
         ("PT0.5S", 0.5),
+        ("PT1,5S", 1.5),  # ISO 8601's other decimal sign
+        ("P0,5D", 43200),
         (1800.0, 1800),
         ("2d", 172800),
     ],
@@ -129,7 +131,9 @@ def test_duration_secs(value, seconds):
     assert norm("duration_secs", value) == seconds
 
 
-@pytest.mark.parametrize("value", ["P1Y", "P2M", "30M", "1H", "PT", "P", "m", "", "1h30", True])
+@pytest.mark.parametrize(
+    "value", ["P1Y", "P2M", "30M", "1H", "PT", "P", "m", "", "1h30", True, "1,5", "PT1,S"]
+)
 def test_not_a_duration(value):
     # Years and months are not fixed lengths; shorthand is lowercase only.
     unread("duration_secs", value)

@@ -257,9 +257,11 @@ def number(value: Any, *, digits: int | None = None) -> int | float:
     return _json_number(d)
 
 
+# ISO 8601's decimal sign is a comma or a full stop ("PT1,5S" is "PT1.5S"); seconds as a
+# numeric string keep SPEC's `DIGITS(.DIGITS)?`.
 _ISO_DURATION = re.compile(
-    r"P(?=\d|T\d)(?:\d+(?:\.\d+)?W)?(?:\d+(?:\.\d+)?D)?"
-    r"(?:T(?=\d)(?:\d+(?:\.\d+)?H)?(?:\d+(?:\.\d+)?M)?(?:\d+(?:\.\d+)?S)?)?"
+    r"P(?=\d|T\d)(?:\d+(?:[.,]\d+)?W)?(?:\d+(?:[.,]\d+)?D)?"
+    r"(?:T(?=\d)(?:\d+(?:[.,]\d+)?H)?(?:\d+(?:[.,]\d+)?M)?(?:\d+(?:[.,]\d+)?S)?)?"
 )
 _SHORTHAND = re.compile(r"(?:(\d+)d)?\s*(?:(\d+)h)?\s*(?:(\d+)m)?\s*(?:(\d+)s)?")
 
