@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
-from evalrunner import Run
+from evalrunner import Run, TraceError
 from evalrunner.cli import app
 from evalrunner.traces import read_lines
 
@@ -174,3 +175,55 @@ def test_genai_chat_messages_as_an_array_of_json_strings(tmp_path):
     doc = score(path, *args)
     assert labels(doc) == labels(original)
     assert sum(len(r["calls"]) for r in doc["runs"]) == 6
+
+
+CALL_LIKE = {
+    # shapes evalrun reads no call from, each holding one: unscoreable, never a run of 0 calls
+    "gemini functionCall part": {
+        "messages": [
+            {"role": "model", "parts": [{"functionCall": {"name": "get_invoice", "args": {}}}]}
+        ]
+    },
+    "gemini SDK function_call part": {
+        "messages": [
+            {"role": "model", "parts": [{"function_call": {"name": "get_invoice", "args": {}}}]}
+        ]
+    },
+    "bedrock toolUse block": {
+        "messages": [
+            {"role": "user", "content": [{"text": "hi"}]},
+            {
+                "role": "assistant",
+                "content": [{"toolUse": {"toolUseId": "t", "name": "x", "input": {}}}],
+            },
+        ]
+    },
+    "a chat tool_calls list where chat has none": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "response": {"choices": [{"message": {"tool_calls": [{"id": "c", "function": {}}]}}]},
+    },
+    "a streamed delta": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": "x"}}]}}],
+    },
+    "an AI SDK tool-call part": {
+        "messages": [{"role": "assistant", "content": [{"type": "tool-call", "toolName": "x"}]}]
+    },
+}
+
+
+@pytest.mark.parametrize("record", CALL_LIKE.values(), ids=CALL_LIKE.keys())
+def test_a_record_holding_a_call_it_cannot_read_is_never_a_run_of_no_calls(record):
+    line = json.dumps({"case_id": "lookup", **record}).encode() + b"\n"
+    [item] = read_lines([("t.jsonl:1", line)], "auto")
+    assert isinstance(item, TraceError), item
+    assert "no tool call read, but the record holds" in item.error
+
+
+def test_a_conversation_without_tool_activity_is_a_run_of_no_calls():
+    record = {
+        "case_id": "lookup",
+        "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
+    }
+    [run] = read_lines([("t.jsonl:1", json.dumps(record).encode() + b"\n")], "auto")
+    assert isinstance(run, Run) and run.calls == ()

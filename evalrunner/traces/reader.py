@@ -361,6 +361,11 @@ CALL_TYPES = frozenset(
 )
 
 
+CALL_KEYS = ("functionCall", "function_call", "toolUse", "tool_use")
+"""Keys whose object is a call: Gemini's `functionCall` part (`function_call` in its Python SDK),
+Bedrock Converse's `toolUse` block (and a legacy Chat `function_call` met where it is not read)."""
+
+
 def _call_like(record: Any, limit: int = 10_000) -> str | None:
     """What in a record with no call read looks like a call (a `tool_calls` list, a tool-call
     part or block), and where: so that no run is scored as having made no call while it holds
@@ -380,6 +385,9 @@ def _call_like(record: Any, limit: int = 10_000) -> str | None:
             for key in ("type", "part_kind"):
                 if is_str_in(value.get(key), CALL_TYPES):
                     return _seen(f'a {key} "{value[key]}"', where)
+            for key in CALL_KEYS:
+                if type(value.get(key)) is dict:
+                    return _seen(f"a {key} object", f"{where}.{key}")
             items: Iterable[tuple[str, Any]] = value.items()
             stack.extend((v, f"{where}.{k}") for k, v in items if type(v) in (dict, list))
         elif type(value) is list:
