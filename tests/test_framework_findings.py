@@ -227,3 +227,75 @@ def test_a_conversation_without_tool_activity_is_a_run_of_no_calls():
     }
     [run] = read_lines([("t.jsonl:1", json.dumps(record).encode() + b"\n")], "auto")
     assert isinstance(run, Run) and run.calls == ()
+
+
+CHAT_CALL = {
+    "id": "c1",
+    "type": "function",
+    "function": {"name": "get_invoice", "arguments": '{"invoice_id": "I-1"}'},
+}
+EXCHANGES = {
+    "chat": (
+        {"model": "gpt-4.1", "messages": [{"role": "user", "content": "Is I-1 open?"}]},
+        {"choices": [{"message": {"role": "assistant", "tool_calls": [CHAT_CALL]}}]},
+    ),
+    "anthropic": (
+        {"messages": [{"role": "user", "content": "Is I-1 open?"}]},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "get_invoice",
+                    "input": {"invoice_id": "I-1"},
+                }
+            ],
+        },
+    ),
+    "responses": (
+        {"input": "Is I-1 open?"},
+        {
+            "object": "response",
+            "output": [
+                {
+                    "type": "function_call",
+                    "call_id": "c1",
+                    "name": "get_invoice",
+                    "arguments": '{"invoice_id": "I-1"}',
+                }
+            ],
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("provider", EXCHANGES)
+def test_a_logged_request_response_pair_is_read_as_its_conversation(provider):
+    """What gateways and loggers write for one model call, `{"request", "response"}`: the
+    request's messages with the response's message; ids from the record as it is."""
+    request, response = EXCHANGES[provider]
+    record = {
+        "request": {**request, "metadata": {"task": "lookup"}},
+        "response": response,
+        "world": {"w": 1},
+    }
+    line = json.dumps(record).encode() + b"\n"
+    [run] = read_lines([("t.jsonl:1", line)], "auto", case_key="request.metadata.task")
+    assert isinstance(run, Run), run
+    assert run.case_id == "lookup" and run.world == {"w": 1}
+    assert [(c.tool, c.args) for c in run.calls] == [("get_invoice", {"invoice_id": "I-1"})]
+
+
+def test_a_record_with_its_own_conversation_is_not_read_as_an_exchange():
+    from evalrunner.traces.reader import exchange
+
+    chat = {
+        "messages": [{"role": "user", "content": "hi"}],
+        "request": {"messages": []},
+        "response": {},
+    }
+    assert exchange(chat) is None
+    assert exchange({"request": "text", "response": 3}) is None
+    assert exchange({"request": {"prompt": "hi"}, "response": {"text": "no"}}) is None

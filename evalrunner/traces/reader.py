@@ -228,7 +228,12 @@ class TraceReader:
                 yield TraceError(source, bare_list(key))
                 return
             record = {key: record}  # a run's messages (or items) as they come, of the case given
-        fmt = self.format if self.format is not None else detect(record, self.formats)
+        # A logged exchange is read as the conversation it holds; ids, world and meta stay where
+        # the record keeps them (`--case-key request.metadata.task` names the record's own path).
+        view = exchange(record) if type(record) is dict else None
+        if view is None:
+            view = record
+        fmt = self.format if self.format is not None else detect(view, self.formats)
         if fmt is None:
             if type(record) is dict:
                 keys = ", ".join(list(record)[:8]) or "none"
@@ -245,12 +250,12 @@ class TraceReader:
             yield TraceError(source, f"{fmt.name}: the line is {json_kind(record)}, not an object")
             return
         assert fmt.calls is not None
-        calls = fmt.calls(record)
+        calls = fmt.calls(view)
         if fmt.name != "native":
             if not calls and self.format is not None:
-                calls = self._not_elsewhere(record, fmt) or calls
-            if not calls and self.format is not None and not fmt.detect(record):
-                other = detect(record, self.formats)
+                calls = self._not_elsewhere(view, fmt) or calls
+            if not calls and self.format is not None and not fmt.detect(view):
+                other = detect(view, self.formats)
                 hint = f"; it looks like {other.name}" if other is not None else ""
                 calls = f"nothing in the record has its shape ({fmt.looks_like}){hint}"
             if type(calls) is AllCalls:
@@ -332,6 +337,50 @@ def read_lines(
     pairs = list(lines)
     last = LastLines.of_lines(pairs)
     return list(TraceReader(trace_format, **keys).read(pairs, last_lines=lambda: last))
+
+
+EXCHANGE_KEYS = frozenset({"messages", "input", "output", "choices", "contents", "calls"})
+
+
+def exchange(record: dict[str, Any]) -> dict[str, Any] | None:
+    """A logged request/response pair (`{"request": {...}, "response": {...}}`, as gateways and
+    loggers write one model call) as the conversation it holds, in the shape its provider's
+    format reads: the request's messages with the response's message (Chat Completions'
+    `choices`, an Anthropic Message, Bedrock Converse's `output.message`, Gemini's first
+    candidate), or the Responses request's `input` with the response's `output`. None for a
+    record that is no such pair, or that holds a conversation of its own."""
+    request, response = record.get("request"), record.get("response")
+    if type(request) is not dict and type(response) is not dict:
+        return None
+    if any(k in record for k in EXCHANGE_KEYS):
+        return None
+    request = request if type(request) is dict else {}
+    response = response if type(response) is dict else {}
+    rest = {k: v for k, v in record.items() if k not in ("request", "response")}
+    messages = request.get("messages")
+    messages = messages if type(messages) is list else []
+    if type(response.get("choices")) is list:  # Chat Completions
+        return {**rest, "messages": messages, "choices": response["choices"]}
+    if response.get("type") == "message" and type(response.get("content")) is list:  # Anthropic
+        reply = {"role": response.get("role", "assistant"), "content": response["content"]}
+        return {**rest, "messages": [*messages, reply]}
+    output = response.get("output")
+    if type(output) is dict and type(output.get("message")) is dict:  # Bedrock Converse
+        return {**rest, "messages": [*messages, output["message"]]}
+    if type(output) is list or response.get("object") == "response":  # OpenAI Responses
+        given = request.get("input")
+        # `input` is a list of items, or the user's text
+        items = given if type(given) is list else [{"role": "user", "content": given}]
+        return {**rest, "input": items, "output": output if type(output) is list else []}
+    contents, candidates = request.get("contents"), response.get("candidates")
+    if type(contents) is list or type(candidates) is list:  # Gemini
+        turns = list(contents) if type(contents) is list else []
+        if type(candidates) is list and candidates and type(candidates[0]) is dict:
+            turns.append(candidates[0].get("content"))
+        return {**rest, "contents": turns}
+    if messages:
+        return {**rest, "messages": messages}  # a request whose response is in no known shape
+    return None
 
 
 def _plain_native(record: Any) -> bool:
