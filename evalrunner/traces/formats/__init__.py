@@ -4,6 +4,8 @@ OpenTelemetry instrumentations are span conventions inside `otel` (`spans/`), on
 
 from . import (
     anthropic,
+    bedrock,
+    gemini,
     langchain,
     mcp,
     native,
@@ -22,6 +24,8 @@ BUILTIN = (
     pydantic_ai.FORMAT,
     langchain.FORMAT,
     anthropic.FORMAT,
+    gemini.FORMAT,
+    bedrock.FORMAT,
     openai_chat.FORMAT,
     openai_responses.FORMAT,
 )
