@@ -973,6 +973,8 @@ DOC_SECTIONS = {
     "pydantic-ai messages": "pydantic-ai",
     "LangChain messages": "langchain",
     "OpenAI Agents SDK tracing": "openai-agents",
+    "Google Gemini (Vertex AI)": "gemini",
+    "Amazon Bedrock Converse": "bedrock",
 }
 
 

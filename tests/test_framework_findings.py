@@ -179,24 +179,17 @@ def test_genai_chat_messages_as_an_array_of_json_strings(tmp_path):
 
 CALL_LIKE = {
     # shapes evalrun reads no call from, each holding one: unscoreable, never a run of 0 calls
-    "gemini functionCall part": {
-        "messages": [
-            {"role": "model", "parts": [{"functionCall": {"name": "get_invoice", "args": {}}}]}
-        ]
+    "a gemini functionCall part beside a chat log": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "result": {"parts": [{"functionCall": {"name": "get_invoice", "args": {}}}]},
     },
-    "gemini SDK function_call part": {
-        "messages": [
-            {"role": "model", "parts": [{"function_call": {"name": "get_invoice", "args": {}}}]}
-        ]
+    "a gemini SDK function_call part beside a chat log": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "result": {"parts": [{"function_call": {"name": "get_invoice", "args": {}}}]},
     },
-    "bedrock toolUse block": {
-        "messages": [
-            {"role": "user", "content": [{"text": "hi"}]},
-            {
-                "role": "assistant",
-                "content": [{"toolUse": {"toolUseId": "t", "name": "x", "input": {}}}],
-            },
-        ]
+    "a bedrock toolUse block beside a chat log": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "trace": [{"toolUse": {"toolUseId": "t", "name": "x", "input": {}}}],
     },
     "a chat tool_calls list where chat has none": {
         "messages": [{"role": "user", "content": "hi"}],
@@ -252,6 +245,41 @@ EXCHANGES = {
                     "input": {"invoice_id": "I-1"},
                 }
             ],
+        },
+    ),
+    "bedrock": (
+        {"messages": [{"role": "user", "content": [{"text": "Is I-1 open?"}]}]},
+        {
+            "output": {
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "toolUse": {
+                                "toolUseId": "t1",
+                                "name": "get_invoice",
+                                "input": {"invoice_id": "I-1"},
+                            }
+                        }
+                    ],
+                }
+            },
+            "stopReason": "tool_use",
+        },
+    ),
+    "gemini": (
+        {"contents": [{"role": "user", "parts": [{"text": "Is I-1 open?"}]}]},
+        {
+            "candidates": [
+                {
+                    "content": {
+                        "role": "model",
+                        "parts": [
+                            {"functionCall": {"name": "get_invoice", "args": {"invoice_id": "I-1"}}}
+                        ],
+                    }
+                }
+            ]
         },
     ),
     "responses": (

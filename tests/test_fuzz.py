@@ -69,10 +69,16 @@ keys = st.sampled_from(
     ["case_id", "run_id", "calls", "tool", "name", "args", "arguments", "result", "error",
      "is_error", "status", "world", "meta", "messages", "role", "tool_calls", "content",
      "function", "id", "type", "input", "output", "resourceSpans", "traceId", "spanId",
-     "attributes", "parts", "part_kind", "span_data", "object", "verdict"]
+     "attributes", "parts", "part_kind", "span_data", "object", "verdict", "request",
+     "response", "choices", "message", "contents", "candidates", "functionCall", "toolUse",
+     "lc", "kwargs", "metadata", "toolResult", "functionResponse", "stopReason"]
 )  # fmt: skip
+WORDS = [
+    "c", "pay", "tool_use", "function_call", "assistant", "{}", "[]", "message", "constructor",
+    "response", "Final result processed.",
+]  # fmt: skip
 shaped = st.recursive(
-    scalars | st.sampled_from(["c", "pay", "tool_use", "function_call", "assistant", "{}", "[]"]),
+    scalars | st.sampled_from(WORDS),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=5),
     max_leaves=20,
 )
