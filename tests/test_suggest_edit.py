@@ -32,6 +32,8 @@ FORMATS: dict[str, Any] = {
     "anthropic": {"name": "search", "description": "Search.", "input_schema": SCHEMA},
     "mcp": {"name": "search", "inputSchema": SCHEMA, "annotations": {"readOnlyHint": True}},
     "bare": {"name": "search", "parameters": SCHEMA},
+    "bedrock": {"toolSpec": {"name": "search", "inputSchema": {"json": SCHEMA}}},
+    "gemini": {"name": "search", "parametersJsonSchema": SCHEMA},
 }
 SCHEMA_AT = {
     "openai_chat": ("function", "parameters"),
@@ -39,6 +41,8 @@ SCHEMA_AT = {
     "anthropic": ("input_schema",),
     "mcp": ("inputSchema",),
     "bare": ("parameters",),
+    "bedrock": ("toolSpec", "inputSchema", "json"),
+    "gemini": ("parametersJsonSchema",),
 }
 STYLES = {
     "indent 2": lambda d: json.dumps(d, indent=2) + "\n",
@@ -90,6 +94,20 @@ def test_a_rule_and_a_default_in_every_format_and_style(tmp_path, fmt, style, wr
     assert file.read_bytes().decode() == STYLES[style](data)
     again = load_tools(tmp_path)["search"].params.properties
     assert again["status"].norm == NormSpec("set") and again["limit"].default == 50
+
+
+@pytest.mark.parametrize("key", ["functionDeclarations", "function_declarations"])
+def test_a_gemini_tool_lists_its_functions_each_a_tool_written_in_place(tmp_path, key):
+    other = {"name": "other", "parameters": {"type": "object"}}
+    data = [{key: [other, copy.deepcopy(FORMATS["bare"])]}, copy.deepcopy(FORMATS["gemini"])]
+    data[1]["name"] = "lookup"
+    (tmp_path / "t.json").write_text(json.dumps(data, indent=2))
+    tools = load_tools(tmp_path)
+    assert sorted(tools) == ["lookup", "other", "search"]
+    assert tools["search"].schema_loc == (0, key, 1, "parameters")
+    write_suggestions([suggestion("rule", "status", "set")], tools)
+    data[0][key][1]["parameters"]["properties"]["status"]["x-eval-norm"] = "set"
+    assert (tmp_path / "t.json").read_text() == json.dumps(data, indent=2)
 
 
 @pytest.mark.parametrize("style", ["indent 2", "one line", "minified", "tabs"])

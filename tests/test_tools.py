@@ -30,6 +30,11 @@ def write(tmp_path, name, data):
         ("anthropic", {"name": "t", "description": "d", "input_schema": PARAMS}),
         ("mcp", {"name": "t", "inputSchema": PARAMS, "annotations": {"readOnlyHint": True}}),
         ("bare", {"name": "t", "parameters": PARAMS}),
+        (
+            "bedrock",
+            {"toolSpec": {"name": "t", "description": "d", "inputSchema": {"json": PARAMS}}},
+        ),
+        ("gemini", {"name": "t", "description": "d", "parametersJsonSchema": PARAMS}),
     ],
 )
 def test_each_format(tmp_path, fmt, tool):
@@ -39,6 +44,11 @@ def test_each_format(tmp_path, fmt, tool):
     assert t.params.properties["month"].norm == NormSpec("month")
     assert not t.repeatable
     assert t.source.endswith("a.json")
+
+
+def test_a_bedrock_tool_spec_without_its_json_schema_is_an_input_error(tmp_path):
+    msg = fails(tmp_path, {"toolSpec": {"name": "t", "inputSchema": PARAMS}}, name="b.json")
+    assert "a Bedrock toolSpec keeps its schema in inputSchema.json" in msg
 
 
 def test_a_list_and_an_mcp_tools_list_result(tmp_path):

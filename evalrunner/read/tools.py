@@ -41,8 +41,12 @@ FORMATS = {
     "openai_responses": "OpenAI Responses {type: function, name, parameters}",
     "anthropic": "Anthropic {name, input_schema}",
     "mcp": "MCP {name, inputSchema}",
+    "bedrock": "Bedrock Converse {toolSpec: {name, inputSchema: {json}}}",
+    "gemini": "Gemini {name, parametersJsonSchema} (in functionDeclarations)",
     "bare": "bare {name, parameters}",
 }
+DECLARATIONS = ("functionDeclarations", "function_declarations")
+"""Where a Gemini `Tool` lists its functions: each is a tool of its own."""
 
 
 def load_tools(path: str | Path) -> dict[str, Tool]:
@@ -74,15 +78,19 @@ def read_tool_file(file: Path) -> list[Tool]:
         entries, prefix = data, ()
     else:
         entries, prefix = [data], None
-    return [
-        parse_tool(
-            e,
-            f"{file}" + (f" tool #{i}" if prefix is not None else ""),
-            file=str(file),
-            loc=() if prefix is None else (*prefix, i),
-        )
-        for i, e in enumerate(entries)
-    ]
+    found: list[tuple[Any, str, Loc]] = []
+    for i, e in enumerate(entries):
+        where = f"{file}" + (f" tool #{i}" if prefix is not None else "")
+        loc: Loc = () if prefix is None else (*prefix, i)
+        key = next((k for k in DECLARATIONS if isinstance(e, dict) and k in e), None)
+        if key is not None and isinstance(e[key], list) and "name" not in e:
+            # a Gemini Tool: its function declarations, each a tool
+            found.extend(
+                (d, f"{where} {key}[{j}]", (*loc, key, j)) for j, d in enumerate(e[key])
+            )
+        else:
+            found.append((e, where, loc))
+    return [parse_tool(e, where, file=str(file), loc=loc) for e, where, loc in found]
 
 
 def parse_tool(entry: Any, where: str, *, file: str = "", loc: Loc = ()) -> Tool:
@@ -163,6 +171,14 @@ def _detect(entry: dict[str, Any], where: str) -> tuple[str, dict[str, Any], Any
         return "anthropic", entry, entry["input_schema"], ("input_schema",)
     if "inputSchema" in entry:
         return "mcp", entry, entry["inputSchema"], ("inputSchema",)
+    spec = entry.get("toolSpec")
+    if isinstance(spec, dict):
+        holder = spec.get("inputSchema")
+        if not isinstance(holder, dict) or "json" not in holder:
+            raise InputError(f"{where}: a Bedrock toolSpec keeps its schema in inputSchema.json")
+        return "bedrock", spec, holder["json"], ("toolSpec", "inputSchema", "json")
+    if "name" in entry and "parametersJsonSchema" in entry:
+        return "gemini", entry, entry["parametersJsonSchema"], ("parametersJsonSchema",)
     if "name" in entry and "parameters" in entry:
         return "bare", entry, entry["parameters"], ("parameters",)
     known = "; ".join(FORMATS.values())

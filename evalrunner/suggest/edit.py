@@ -8,10 +8,9 @@ own at the indentation of the keys above it in a pretty-printed object (a value 
 object is spread over lines the same way), after `, ` or `,` in an object written on one line,
 with the separator after the key that the object already uses (`": "` or `":"`).
 
-Where a parameter's schema node is in its file is found by `schema_pointer` alone, from the
-tool's format and position and the parameter's steps (following `$ref`, `allOf` and a lone
-`anyOf`/`oneOf` branch as the tool reader does); it is the one function to replace once the tool
-reader records where each parameter is written.
+Where a parameter's schema node is in its file is found by `schema_pointer`: from where the tool
+reader found the tool's schema (`Tool.schema_loc`), then down the parameter's steps (following
+`$ref`, `allOf` and a lone `anyOf`/`oneOf` branch as the tool reader does).
 """
 
 from __future__ import annotations
@@ -73,7 +72,7 @@ def write_suggestions(
             )
         else:
             key, value = DEFAULT_KEY, s.default
-        file, _ = tool_file(tool)
+        file = tool_file(tool)
         try:
             text = file.read_bytes().decode("utf-8")  # not read_text: it turns CRLF into LF
         except OSError as e:
@@ -95,40 +94,19 @@ def write_suggestions(
 
 # ------------------------------------------------------------------------------ where it is
 
-_ENTRY = re.compile(r"^(?P<file>.*) tool #(?P<index>\d+)$")
-SCHEMA_AT = {
-    "openai_chat": ("function", "parameters"),
-    "openai_responses": ("parameters",),
-    "anthropic": ("input_schema",),
-    "mcp": ("inputSchema",),
-    "bare": ("parameters",),
-}
-"""Where each tool format keeps its parameter schema, from the tool's own object."""
-
-
-def tool_file(tool: Tool) -> tuple[Path, int | None]:
-    """The file a tool was read from, and its position in the file's list (None: the file is
-    the tool)."""
-    m = _ENTRY.match(tool.source)
-    if m:
-        return Path(m.group("file")), int(m.group("index"))
-    return Path(tool.source), None
+def tool_file(tool: Tool) -> Path:
+    """The file a tool was read from."""
+    return Path(tool.file) if tool.file else Path(tool.source)
 
 
 def schema_pointer(data: Any, tool: Tool, steps: Steps) -> tuple[str, ...]:
     """The JSON Pointer tokens, in the file's JSON `data`, of the schema object of the parameter
-    of `tool` at `steps` (the node where its `x-eval-norm` and `default` are read).
-
-    To be replaced by the location the tool reader records for each parameter once it does.
+    of `tool` at `steps` (the node where its `x-eval-norm` and `default` are read): from the
+    tool's schema as the reader located it (`Tool.schema_loc`: in a list, under `tools`, in a
+    Gemini tool's `functionDeclarations`, in whichever key its format keeps the schema), then
+    down its properties, through local `$ref`s.
     """
-    _, index = tool_file(tool)
-    entry: tuple[str, ...] = ()
-    if index is not None:
-        listed = (
-            isinstance(data, dict) and isinstance(data.get("tools"), list) and "name" not in data
-        )
-        entry = ("tools", str(index)) if listed else (str(index),)
-    here = (*entry, *SCHEMA_AT[tool.format])
+    here = tuple(str(token) for token in tool.schema_loc)
     root = here
     for n, step in enumerate(steps):
         holder = _holder(data, root, here, "items" if step is ITEMS else step, set())
