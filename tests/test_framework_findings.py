@@ -327,3 +327,32 @@ def test_a_record_with_its_own_conversation_is_not_read_as_an_exchange():
     assert exchange(chat) is None
     assert exchange({"request": "text", "response": 3}) is None
     assert exchange({"request": {"prompt": "hi"}, "response": {"text": "no"}}) is None
+
+
+REVIEW = Path(__file__).parent / "data" / "review"
+
+
+def _read(path: Path) -> list:
+    lines = [
+        (f"{path.name}:{n}", raw)
+        for n, raw in enumerate(path.read_bytes().splitlines(keepends=True), 1)
+    ]
+    return read_lines(lines, "auto")
+
+
+def test_a_span_attribute_holding_an_integer_beyond_64_bits_is_read_exactly():
+    """A TOOL span's input with 123456789012345678901234: read exactly, and held without a crash
+    (the grouper measured what it holds with plain orjson, which refuses such integers)."""
+    [run] = _read(REVIEW / "openinference-big-int.jsonl")
+    assert isinstance(run, Run), run
+    assert run.calls[0].args == {"customer_id": "C-1", "n": 123456789012345678901234}
+
+
+def test_agents_generation_spans_of_odd_types_and_handoffs():
+    """A generation span whose input and output are numbers reads as no call (never a crash);
+    with calls read from generation spans, a handoff the model asked for is the SDK's, not a
+    call of the tool surface."""
+    [run] = _read(REVIEW / "agents-generation-number.jsonl")
+    assert isinstance(run, Run) and [c.tool for c in run.calls] == ["get_customer"]
+    [run] = _read(REVIEW / "agents-generation-handoff.jsonl")
+    assert isinstance(run, Run) and [c.tool for c in run.calls] == ["get_customer"]

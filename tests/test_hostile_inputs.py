@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -125,6 +126,23 @@ def test_an_output_over_a_trace_file_of_an_input_folder_is_refused(tmp_path, com
     assert result.exit_code == 0, result.output
     again = CliRunner().invoke(app, [*args, "-o", str(out)])
     assert again.exit_code == (0 if command[0] == "score" else 2), again.output
+
+
+@pytest.mark.parametrize("command", ["score", "lint", "suggest"])
+def test_an_output_over_or_among_the_tool_and_case_files_is_refused(tmp_path, command):
+    """A tool or case file named as --output, or a new .json among them (read as a tool or a
+    case the next time), is refused: the next run would fail on the results."""
+    shutil.copytree(DATA, tmp_path / "d")
+    tools, cases = tmp_path / "d" / "tools", tmp_path / "d" / "cases"
+    before = {p: p.read_bytes() for p in (*tools.iterdir(), *cases.iterdir())}
+    traces = str(tmp_path / "d" / "traces")
+    for out in (tools / "billing.json", cases / "c.json", tools / "new.json", cases / "n.jsonl"):
+        args = ["--tools", str(tools), "--cases", str(cases), "-o", str(out)]
+        args += ["--traces", traces] if command == "lint" else [traces]
+        result = CliRunner().invoke(app, [command, *args])
+        assert result.exit_code == 2, result.output
+        assert "tools and cases are read from" in " ".join(result.stderr.split())
+    assert {p: p.read_bytes() for p in (*tools.iterdir(), *cases.iterdir())} == before
 
 
 @pytest.mark.parametrize("strict", [False, True], ids=["nothing-scored", "strict"])
@@ -392,3 +410,15 @@ def test_the_exact_reader_refuses_what_is_not_json(text):
 
     with pytest.raises(ValueError):
         loads(text + b" 100000000000000000000")
+
+
+def test_suggest_reads_integers_beyond_64_bits_exactly():
+    """The case expects 18446744073709551617, the runs send ...616: a real difference, not two
+    spellings of one value, so no rule is proposed (read as floats, both were 1.8446744073709552e19
+    and suggest proposed `number` on evidence no trace holds)."""
+    data = Path(__file__).parent / "data" / "review" / "suggest-big-int"
+    base = ["--tools", str(data / "tools"), "--cases", str(data / "cases")]
+    result = CliRunner().invoke(app, ["suggest", *base, str(data / "traces"), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["summary"]["runs"] == 2 and doc["suggestions"] == []

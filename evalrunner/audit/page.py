@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from ..jsonvalue import MISSING
+from ..jsonvalue import MISSING, loads
 from ..jsonvalue import dumps as json_dumps
 from ..traces import call_args, call_tool, is_errored
 from .sheet import Sheet, dumps, line_prefix
@@ -109,8 +109,8 @@ def _call(raw: Any) -> dict[str, Any]:
     note = None
     if type(args) is str:
         try:
-            parsed = orjson.loads(args) if args else {}
-        except orjson.JSONDecodeError:
+            parsed = loads(args) if args else {}
+        except ValueError:
             parsed, note = MISSING, "arguments sent as text that is not JSON"
         if parsed is not MISSING:
             note = "arguments sent as JSON text"

@@ -16,10 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from .. import __version__
 from ..jsonvalue import dumps as json_dumps
+from ..jsonvalue import loads
 from ..model import InputError, TraceError
 from ..traces import Reading
 from .digest import Digest
@@ -212,8 +211,8 @@ def parse_sheet(name: str, lines: Iterable[bytes]) -> tuple[Header, list[Entry]]
             continue
         where = f"{name}:{number}"
         try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError as e:
+            value = loads(raw)
+        except ValueError as e:
             problems.append(f"{where}: not valid JSON ({e})")
             first = False
             continue

@@ -131,7 +131,7 @@ def sample(
                 show_verdict=show_verdict,
                 progress=tick,
             )
-        with output_stream(output, inputs=[*inputs.traces, tools, cases]) as out:
+        with output_stream(output, inputs=inputs.traces, config=[tools, cases]) as out:
             if format is SheetFormat.html:
                 out.write(render_page(sheet, download=output.with_suffix(".jsonl").name).encode())
             else:
@@ -204,7 +204,7 @@ def score(
         )
         with progress("scoring") as tick:
             audit = score_sheet(sheet, inputs, progress=tick)
-        with output_stream(output, inputs=[sheet, *inputs.traces, tools, cases]) as out:
+        with output_stream(output, inputs=[sheet, *inputs.traces], config=[tools, cases]) as out:
             if format is AuditFormat.json:
                 out.write(dumps(audit.to_json()) + b"\n")
             else:

@@ -156,7 +156,12 @@ def input_errors() -> Iterator[None]:
 
 
 @contextmanager
-def output_stream(path: Path | None, *, inputs: Sequence[str | Path] = ()) -> Iterator[IO[bytes]]:
+def output_stream(
+    path: Path | None,
+    *,
+    inputs: Sequence[str | Path] = (),
+    config: Sequence[str | Path] = (),
+) -> Iterator[IO[bytes]]:
     """The binary stream data goes to: FILE, or standard output.
 
     FILE is written whole or not at all: the data goes to a temporary file beside it, renamed over
@@ -176,6 +181,13 @@ def output_stream(path: Path | None, *, inputs: Sequence[str | Path] = ()) -> It
             raise fail(
                 f"--output {str(path)!r} is one of the inputs ({name}): writing it would destroy "
                 "what is read; write the output elsewhere"
+            )
+    for name in config:  # the tools and cases: a .json(l) file in their folder is read as one
+        if _same_file(path, Path(name)) or _in_folder(path, Path(name), (".json", ".jsonl")):
+            raise fail(
+                f"--output {str(path)!r} is read as input (tools and cases are read from "
+                f"{str(name)!r}): writing it would destroy or add to them; write the output "
+                "elsewhere"
             )
     folder = read_under(path, inputs)
     if folder is not None:
@@ -242,6 +254,17 @@ def keep_previous(output: Path | None, code: int) -> None:
     """End a command that wrote to `output` with `code`: exit 2 leaves a file output as it was."""
     if output is not None and code == EXIT_INPUT:
         raise NotWritten(code)
+
+
+def _in_folder(path: Path, folder: Path, suffixes: tuple[str, ...]) -> bool:
+    try:
+        return (
+            folder.is_dir()
+            and path.name.endswith(suffixes)
+            and path.resolve().is_relative_to(folder.resolve())
+        )
+    except OSError:
+        return False
 
 
 def _same_file(a: Path, b: Path) -> bool:

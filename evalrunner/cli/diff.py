@@ -141,7 +141,7 @@ def diff(
             pairing=pairing.value,
             reading=reading_of(trace_format, case_key, run_key, max_line_bytes),
         )
-    with output_stream(output, inputs=[old, new, traces, tools, cases]) as out:
+    with output_stream(output, inputs=[old, new, traces], config=[tools, cases]) as out:
         if format is DiffFormat.json:
             out.write(dumps(result.to_json()) + b"\n")
         elif format is DiffFormat.html:

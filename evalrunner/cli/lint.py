@@ -88,7 +88,7 @@ def lint(
     with input_errors():
         reading = reading_of(trace_format, case_key, run_key, max_line_bytes)
         report = run_lint(tools, cases, traces, reading=reading).ignoring(codes)
-    with output_stream(output, inputs=[*(traces or ()), tools, cases]) as out:
+    with output_stream(output, inputs=traces or (), config=[tools, cases]) as out:
         if format is Format.json:
             out.write(dumps(report.to_json()) + b"\n")
         elif format is Format.jsonl:

@@ -145,7 +145,7 @@ def score(
             case_id=case_id,
         )
         config = load_config(tools, cases)
-        with output_stream(output, inputs=[*paths, tools, cases]) as out:
+        with output_stream(output, inputs=paths, config=[tools, cases]) as out:
             writer = writer_format.make(
                 Output(
                     out,

@@ -119,7 +119,7 @@ def suggest(
                 config, paths, reading=reading, jobs=n_jobs, progress=tick,
                 tool=tool, kinds=kinds,
             )  # fmt: skip
-        with output_stream(output, inputs=paths) as out:
+        with output_stream(output, inputs=paths, config=[tools, cases]) as out:
             if format is SuggestFormat.json:
                 write_json(report, out)
             else:

@@ -20,8 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
-import orjson
-
+from ..jsonvalue import loads
 from ..model import InputError, TraceError
 from ..scoring import Config, load_config, score
 from ..traces import AUTO, STDIN, TRACE_SUFFIXES, Reading, detect
@@ -358,8 +357,8 @@ def _sniff(
         return "json", laid
     whole = False
     try:
-        value = orjson.loads(first)
-    except orjson.JSONDecodeError:
+        value = loads(first)
+    except ValueError:
         if traces:
             return "traces", None
         value, whole = _parse(head.whole()), True  # a results document, pretty-printed
@@ -386,8 +385,8 @@ def _sniff(
 
 def _parse(data: bytes) -> Any:
     try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
+        return loads(data)
+    except ValueError:
         return None
 
 
@@ -435,8 +434,8 @@ class _Laid:
             stop = end if cut < 0 else cut + 1
             piece = text[at:stop]
             try:
-                value = orjson.loads(piece)
-            except orjson.JSONDecodeError as e:
+                value = loads(piece)
+            except ValueError as e:
                 if cut < 0:
                     raise InputError(f"{spec}: a run is not JSON ({e}); {RESULTS_HELP}") from None
                 search = stop
@@ -478,8 +477,8 @@ def _jsonl(
         if summary is not None:
             raise InputError(f"{where}: a line after the summary line; {RESULTS_HELP}")
         try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError as e:
+            value = loads(line)
+        except ValueError as e:
             raise InputError(f"{where}: not JSON ({e}); {RESULTS_HELP}") from None
         if type(value) is dict and "summary" in value and "run_id" not in value:
             summary = _check_summary(value["summary"], where)

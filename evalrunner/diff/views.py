@@ -13,9 +13,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-import orjson
-
-from ..jsonvalue import json_eq
+from ..jsonvalue import json_eq, loads
 from ..model import MISSING, VERDICTS, InputError
 from ..write.results import dumps
 
@@ -186,7 +184,7 @@ class RunView(NamedTuple):
         return self.case_id, self.tools
 
     def detail(self) -> RunDetail:
-        return RunDetail.from_json(orjson.loads(self.store.get(self.ref)), f"run {self.run_id!r}")
+        return RunDetail.from_json(loads(self.store.get(self.ref)), f"run {self.run_id!r}")
 
     @classmethod
     def from_json(cls, d: Any, where: str, store: RunStore, raw: bytes | None = None) -> RunView:

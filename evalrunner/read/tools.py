@@ -85,9 +85,7 @@ def read_tool_file(file: Path) -> list[Tool]:
         key = next((k for k in DECLARATIONS if isinstance(e, dict) and k in e), None)
         if key is not None and isinstance(e[key], list) and "name" not in e:
             # a Gemini Tool: its function declarations, each a tool
-            found.extend(
-                (d, f"{where} {key}[{j}]", (*loc, key, j)) for j, d in enumerate(e[key])
-            )
+            found.extend((d, f"{where} {key}[{j}]", (*loc, key, j)) for j, d in enumerate(e[key]))
         else:
             found.append((e, where, loc))
     return [parse_tool(e, where, file=str(file), loc=loc) for e, where, loc in found]

@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import orjson
-
 from ..grade.grader import Grader, RunResult
 from ..jsonvalue import dumps as json_dumps
+from ..jsonvalue import loads
 from ..model import Call, Case, Tool, TraceError
 from ..scoring import Config, score
 from ..summary import Summary
@@ -116,7 +115,7 @@ class Group:
         if self._calls is None:
             out = []
             for tool, text, errored in self.recorded:
-                args, malformed = parse_args(text if type(text) is str else orjson.loads(text))
+                args, malformed = parse_args(text if type(text) is str else loads(text))
                 out.append(Call(tool, args, errored, malformed))
             self._calls = tuple(out)
         return self._calls
@@ -273,7 +272,7 @@ class Observer(Grader):
                 plan = self._census_plans[tool] = census_plan(known.params if known else None)
             found = ()
             if plan:
-                parsed, malformed = parse_args(text if type(text) is str else orjson.loads(text))
+                parsed, malformed = parse_args(text if type(text) is str else loads(text))
                 if malformed is None:
                     found = tuple((tool, steps, enc) for steps, enc in census_of(plan, parsed))
             if len(by_text) >= CENSUS_CACHE:

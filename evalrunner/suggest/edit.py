@@ -94,6 +94,7 @@ def write_suggestions(
 
 # ------------------------------------------------------------------------------ where it is
 
+
 def tool_file(tool: Tool) -> Path:
     """The file a tool was read from."""
     return Path(tool.file) if tool.file else Path(tool.source)

@@ -16,9 +16,8 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
 from ..grade.grader import RunResult
+from ..jsonvalue import loads
 from ..model import InputError, TraceError
 from ..summary import Summary
 from . import Item, Output
@@ -119,13 +118,13 @@ def _batches(
         while first and not first.strip():
             first = f.readline()
         try:
-            head = orjson.loads(first) if first.strip() else None
-        except orjson.JSONDecodeError:
+            head = loads(first) if first.strip() else None
+        except ValueError:
             head = None  # a document written over several lines (jq .): read it whole
             first += f.read()
             try:
-                head = orjson.loads(first)
-            except orjson.JSONDecodeError as e:
+                head = loads(first)
+            except ValueError as e:
                 raise bad(f"not JSON: {e}") from None
         if type(head) is not dict:
             raise bad("its first line is not a JSON object")
@@ -159,8 +158,8 @@ def _batches(
             if not line:
                 raise bad("it ends before its summary line")
             try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError as e:
+                record = loads(line)
+            except ValueError as e:
                 raise bad(f"line {number} is not JSON: {e}") from None
             if type(record) is not dict:
                 raise bad(f"line {number} is not a JSON object")

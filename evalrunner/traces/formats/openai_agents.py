@@ -14,6 +14,7 @@ in later generations' input. A function span whose `input` is null did not recor
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,9 @@ class _Trace(Trace):
     holds."""
     replies: dict[Any, dict[str, Any]] = field(default_factory=dict)
     """Replies a generation span's input holds, by call id."""
+    handoffs: set[str] = field(default_factory=set)
+    """The tool names of the handoffs the trace made (`transfer_to_<agent>`): the model calls
+    them like tools, but they are the SDK's, not the tool surface."""
 
 
 # What the SDK's function span holds without sensitive data: "input": null, "output": null.
@@ -76,6 +80,11 @@ class AgentsGrouper(TraceGrouper[dict[str, Any], _Trace]):
         start = _nanos(span.get("started_at"))
         if data.get("type") == "generation":
             return _generation(trace, data, start)
+        if data.get("type") == "handoff":
+            to_agent = data.get("to_agent")
+            if type(to_agent) is str:
+                trace.handoffs.add(handoff_tool(to_agent))
+            return 64
         if data.get("type") != "function":
             return 0
         if data.get("input") is None:
@@ -118,7 +127,8 @@ def _generation(trace: _Trace, data: dict[str, Any], start: int | None) -> int:
     """A generation span: the tool calls in its output (Chat Completions messages), the
     replies in its input."""
     held = 0
-    for message in data.get("output") or []:
+    output, given = data.get("output"), data.get("input")
+    for message in output if type(output) is list else []:
         tool_calls = message.get("tool_calls") if type(message) is dict else None
         for tc in tool_calls if type(tool_calls) is list else []:
             if type(tc) is not dict or tc.get("type", "function") != "function":
@@ -128,13 +138,19 @@ def _generation(trace: _Trace, data: dict[str, Any], start: int | None) -> int:
             call = native_call(fn.get("name"), fn, "arguments")
             trace.requested.append((start, trace.spans, tc.get("id"), call))
             held += 64 + len(str(call))
-    for message in data.get("input") or []:
+    for message in given if type(given) is list else []:
         if type(message) is dict and message.get("role") == "tool":
             key = id_key(message.get("tool_call_id"))
             if key is not None and key not in trace.replies:
                 trace.replies[key] = {"result": openai_reply(message.get("content"))}
                 held += 64 + len(str(message.get("content")))
     return held
+
+
+def handoff_tool(agent: str) -> str:
+    """The tool name the SDK gives a handoff to `agent` (`Handoff.default_tool_name`: the name
+    in function style, `transfer_to_billing_agent` for "Billing Agent")."""
+    return re.sub(r"[^a-zA-Z0-9_]", "_", re.sub(r"\s", "_", f"transfer_to_{agent}")).lower()
 
 
 def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
@@ -147,6 +163,8 @@ def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
         return executed
     requested, seen = [], set()
     for _, _, call_id, call in _ordered(trace.requested):
+        if call.get("tool") in trace.handoffs:
+            continue  # a handoff the model asked for: the SDK's, not a call of the tool surface
         key = id_key(call_id)
         if key is not None:
             if key in seen:

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-import orjson
 from dateutil.parser import isoparse
 
+from ...jsonvalue import dumps as json_dumps
 from ...jsonvalue import json_kind, loads
 from ...model import TraceError
 from ..format import GroupKeys, NativeRecord, TraceFormat
@@ -322,7 +322,7 @@ def _size(value: Any) -> int:
         return 0
     if type(value) is str:
         return len(value)
-    return len(orjson.dumps(value))
+    return len(json_dumps(value))
 
 
 def _otel_spans(record: Any) -> list[_Span] | str:
