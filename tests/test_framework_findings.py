@@ -356,3 +356,47 @@ def test_agents_generation_spans_of_odd_types_and_handoffs():
     assert isinstance(run, Run) and [c.tool for c in run.calls] == ["get_customer"]
     [run] = _read(REVIEW / "agents-generation-handoff.jsonl")
     assert isinstance(run, Run) and [c.tool for c in run.calls] == ["get_customer"]
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        'data: {"choices":[{"delta":{"tool_calls":[{"function":{"name":"x"}}]}}]}',
+        [{"object": "chat.completion.chunk", "choices": [{"delta": {"tool_calls": []}}]}],
+        {"error": {"message": "rate limited"}},
+        {"object": "response", "status": "failed", "output": None},
+    ],
+    ids=["sse-text", "chunks", "error-body", "failed-response"],
+)
+def test_an_exchange_whose_response_is_not_read_is_unscoreable_never_a_run_of_no_calls(response):
+    record = {
+        "case_id": "lookup",
+        "request": {"messages": [{"role": "user", "content": "hi"}]},
+        "response": response,
+    }
+    [item] = read_lines([("t.jsonl:1", json.dumps(record).encode() + b"\n")], "auto")
+    assert isinstance(item, TraceError), item
+    assert "a request/response record whose response is in no shape evalrun reads" in item.error
+
+
+def test_exchanges_of_ollama_and_of_gemini_with_automatic_function_calling():
+    ollama = {
+        "case_id": "lookup",
+        "request": {"model": "llama3", "messages": [{"role": "user", "content": "I-1?"}]},
+        "response": {
+            "message": {
+                "role": "assistant",
+                "tool_calls": [
+                    {"function": {"name": "get_invoice", "arguments": {"invoice_id": "I-1"}}}
+                ],
+            }
+        },
+    }
+    [run] = read_lines([("t.jsonl:1", json.dumps(ollama).encode() + b"\n")], "auto")
+    assert isinstance(run, Run) and [(c.tool, c.args) for c in run.calls] == [
+        ("get_invoice", {"invoice_id": "I-1"})
+    ]
+    # the response's history holds both calls the SDK made, the request only the first
+    [run] = _read(REVIEW / "gemini-exchange-afc.jsonl")
+    assert isinstance(run, Run), run
+    assert [c.args for c in run.calls] == [{"invoice_id": "I-1"}, {"invoice_id": "I-2"}]

@@ -17,6 +17,7 @@ from ..model import MISSING, InputError, Run, TraceError
 from .errors import ErrorPatterns
 from .format import AllCalls, Grouper, GroupKeys, LastLinesOf, NativeRecord, Path, TraceFormat
 from .formats._pairing import is_str_in
+from .formats.gemini import AFC_KEYS
 from .formats.openai_responses import ITEM_TYPES
 from .formats.otel import walk
 from .lines import MAX_LINE_BYTES, LastLines, Parsed
@@ -235,7 +236,9 @@ class TraceReader:
             view = record
         fmt = self.format if self.format is not None else detect(view, self.formats)
         if fmt is None:
-            if type(record) is dict:
+            if type(record) is dict and ("request" in record or "response" in record):
+                yield TraceError(source, UNREAD_EXCHANGE)
+            elif type(record) is dict:
                 keys = ", ".join(list(record)[:8]) or "none"
                 yield TraceError(source, f"{unknown_shape(self.formats)}; its keys: {keys}")
             else:
@@ -339,6 +342,12 @@ def read_lines(
     return list(TraceReader(trace_format, **keys).read(pairs, last_lines=lambda: last))
 
 
+UNREAD_EXCHANGE = (
+    "a request/response record whose response is in no shape evalrun reads (read: Chat "
+    "Completions choices, an Anthropic Message, a message, Bedrock output.message, Gemini "
+    "candidates, Responses output; not streamed chunks, text or an error body): log the "
+    "response whole, or convert the run to the native format"
+)
 EXCHANGE_KEYS = frozenset({"messages", "input", "output", "choices", "contents", "calls"})
 
 
@@ -346,9 +355,11 @@ def exchange(record: dict[str, Any]) -> dict[str, Any] | None:
     """A logged request/response pair (`{"request": {...}, "response": {...}}`, as gateways and
     loggers write one model call) as the conversation it holds, in the shape its provider's
     format reads: the request's messages with the response's message (Chat Completions'
-    `choices`, an Anthropic Message, Bedrock Converse's `output.message`, Gemini's first
-    candidate), or the Responses request's `input` with the response's `output`. None for a
-    record that is no such pair, or that holds a conversation of its own."""
+    `choices`, an Anthropic Message, a `message` as Ollama writes it, Bedrock Converse's
+    `output.message`, Gemini's first candidate after the request's `contents` or the automatic
+    function calling history), or the Responses request's `input` with the response's `output`.
+    None for a record that is no such pair, that holds a conversation of its own, or whose
+    response is in none of these shapes (streamed chunks, an error body)."""
     request, response = record.get("request"), record.get("response")
     if type(request) is not dict and type(response) is not dict:
         return None
@@ -364,22 +375,27 @@ def exchange(record: dict[str, Any]) -> dict[str, Any] | None:
     if response.get("type") == "message" and type(response.get("content")) is list:  # Anthropic
         reply = {"role": response.get("role", "assistant"), "content": response["content"]}
         return {**rest, "messages": [*messages, reply]}
+    message = response.get("message")
+    if type(message) is dict and "role" in message:  # Ollama's chat, and others like it
+        return {**rest, "messages": [*messages, message]}
     output = response.get("output")
     if type(output) is dict and type(output.get("message")) is dict:  # Bedrock Converse
         return {**rest, "messages": [*messages, output["message"]]}
-    if type(output) is list or response.get("object") == "response":  # OpenAI Responses
+    if type(output) is list:  # OpenAI Responses
         given = request.get("input")
         # `input` is a list of items, or the user's text
         items = given if type(given) is list else [{"role": "user", "content": given}]
-        return {**rest, "input": items, "output": output if type(output) is list else []}
-    contents, candidates = request.get("contents"), response.get("candidates")
-    if type(contents) is list or type(candidates) is list:  # Gemini
+        return {**rest, "input": items, "output": output}
+    candidates = response.get("candidates")
+    if type(candidates) is list and candidates and type(candidates[0]) is dict:  # Gemini
+        # with automatic function calling, the response's history holds the request's contents
+        # and every call the SDK made; the candidate is the last turn
+        history = next((response[k] for k in AFC_KEYS if type(response.get(k)) is list), None)
+        contents = history if history else request.get("contents")
         turns = list(contents) if type(contents) is list else []
-        if type(candidates) is list and candidates and type(candidates[0]) is dict:
-            turns.append(candidates[0].get("content"))
-        return {**rest, "contents": turns}
-    if messages:
-        return {**rest, "messages": messages}  # a request whose response is in no known shape
+        return {**rest, "contents": [*turns, candidates[0].get("content")]}
+    # A response in no shape read here (streamed text, an error body, a failed response without
+    # output): not a conversation to score as one without calls.
     return None
 
 
