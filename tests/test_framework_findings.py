@@ -400,3 +400,13 @@ def test_exchanges_of_ollama_and_of_gemini_with_automatic_function_calling():
     [run] = _read(REVIEW / "gemini-exchange-afc.jsonl")
     assert isinstance(run, Run), run
     assert [c.args for c in run.calls] == [{"invoice_id": "I-1"}, {"invoice_id": "I-2"}]
+
+
+def test_gemini_replies_without_ids_pair_by_name():
+    """Parallel calls answered in another order: the error belongs to get_customer's reply."""
+    [run] = _read(REVIEW / "gemini-parallel-by-name.jsonl")
+    assert isinstance(run, Run), run
+    assert [(c.tool, c.errored) for c in run.calls] == [
+        ("get_invoice", False),
+        ("get_customer", True),
+    ]

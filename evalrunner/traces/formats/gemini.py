@@ -20,7 +20,8 @@ final answer, so a response read without them would be a run of no call."""
 def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
     """`contents` (or `messages`, or a response's automatic function calling history), then a
     GenerateContentResponse's `candidates[0].content`: `functionCall` parts (`name`, `args`, `id`)
-    paired with `functionResponse` parts (`name`, `response`, `id`) by id, else by position.
+    paired with `functionResponse` parts (`name`, `response`, `id`) by id, else by name, else by
+    position.
     The `response` object is the call's result: `{"error": ...}` there is an errored attempt (the
     SDK's automatic function calling replies so when a tool raises)."""
     turns = _turns(record)
@@ -45,14 +46,26 @@ def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
                 # model_dump() writes every unset field as null: `"args": null` is a call the
                 # model made without arguments (a tool without parameters), not null arguments.
                 source = call if call.get("args") is not None else {}
-                pairer.call(native_call(call.get("name"), source, "args"), call.get("id"))
+                pairer.call(native_call(call.get("name"), source, "args"), _key(call))
             reply = _either(part, REPLY_KEYS)
             if reply is not None:
                 if type(reply) is not dict:
                     return f"content {i}: a functionResponse is not an object"
                 fields = {} if reply.get("response") is None else {"result": reply["response"]}
-                pairer.reply(reply.get("id"), fields)
+                pairer.reply(_key(reply), fields)
     return pairer.calls
+
+
+def _key(part: dict[str, Any]) -> Any:
+    """What pairs a reply with its call: the `id` when the model gave one (the Gemini API only
+    does on some models), else the function's name, as Gemini itself matches them: parallel
+    calls answered in another order still pair right (then position, for a name answered
+    twice)."""
+    call_id = part.get("id")
+    if call_id is not None and call_id != "":
+        return call_id
+    name = part.get("name")
+    return f"\0name:{name}" if type(name) is str else None
 
 
 def _turns(record: dict[str, Any]) -> list[Any] | str:
