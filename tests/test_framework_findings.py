@@ -410,3 +410,38 @@ def test_gemini_replies_without_ids_pair_by_name():
         ("get_invoice", False),
         ("get_customer", True),
     ]
+
+
+@pytest.mark.parametrize(
+    ("folder", "fmt"),
+    [
+        ("tools-g1", "bare"),  # functionDeclarations, Gemini's capital OpenAPI types
+        ("tools-g2", "gemini"),  # model_dump(): function_declarations, parameters_json_schema
+        ("tools-g3", "bedrock"),  # {"toolConfig": {"tools": [...]}}
+        ("tools-g4", "bedrock"),  # a cachePoint among the tools
+    ],
+)
+def test_gemini_and_bedrock_tool_files_in_their_usual_forms(folder, fmt):
+    from evalrunner.read.tools import load_tools
+
+    tools = load_tools(REVIEW / folder)
+    assert list(tools) == ["get_customer"] and tools["get_customer"].format == fmt
+    params = tools["get_customer"].params.properties
+    assert params is not None and "customer_id" in params
+
+
+def test_x_eval_repeatable_inside_a_bedrock_tool_spec_is_read():
+    data = REVIEW / "bedrock-repeatable"
+    base = ["--tools", str(data / "tools"), "--cases", str(data / "cases")]
+    result = CliRunner().invoke(app, ["score", *base, str(data / "traces"), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    [run] = json.loads(result.stdout)["runs"]
+    assert run["verdict"] == "pass" and [c["label"] for c in run["calls"]] == ["exact", "repeat"]
+
+
+def test_settings_named_like_calls_are_not_calls():
+    """Chat's request parameter `"function_call": {"name": ...}`, a `tool_choice`, a
+    `{"toolUse": {"enabled": true}}` setting: runs that answered in text, with no call."""
+    items = _read(REVIEW / "settings-not-calls.jsonl")
+    assert all(isinstance(i, Run) for i in items), items
+    assert [len(i.calls) for i in items] == [0, 0, 1, 0]

@@ -397,3 +397,13 @@ def test_a_parameter_named_like_an_annotation_is_fine(tmp_path):
     schema = {"type": "object", "properties": {"x-eval-norms": {"type": "string"}}, "x-other": 1}
     t = load_tools(write(tmp_path, "a.json", {"name": "t", "parameters": schema}))["t"]
     assert list(t.params.properties) == ["x-eval-norms"]
+
+
+@pytest.mark.parametrize(
+    ("written", "hint"),
+    [("float", "'number'"), ("dict", "'object'"), ("STRING", "'string' (Gemini's capital types")],
+)
+def test_another_dialects_type_name_is_refused_with_what_to_write(tmp_path, written, hint):
+    params = {"type": "object", "properties": {"n": {"type": written}}}
+    msg = fails(tmp_path, {"name": "t", "parameters": params})
+    assert f"(at properties/n/type); JSON Schema writes it {hint}" in msg

@@ -46,6 +46,7 @@ FORMATS = {
     "bare": "bare {name, parameters}",
 }
 DECLARATIONS = ("functionDeclarations", "function_declarations")
+GEMINI_SCHEMA_KEYS = ("parametersJsonSchema", "parameters_json_schema")
 """Where a Gemini `Tool` lists its functions: each is a tool of its own."""
 
 
@@ -69,10 +70,14 @@ def load_tools(path: str | Path) -> dict[str, Tool]:
 
 
 def read_tool_file(file: Path) -> list[Tool]:
-    """The tools in one file: a tool, a list of tools, or `{"tools": [...]}`."""
+    """The tools in one file: a tool, a list of tools, `{"tools": [...]}`, or Bedrock's
+    `{"toolConfig": {"tools": [...]}}`."""
     data = read_json_file(file, what="tool")
     prefix: Loc | None
-    if isinstance(data, dict) and isinstance(data.get("tools"), list) and "name" not in data:
+    config = data.get("toolConfig") if isinstance(data, dict) else None
+    if isinstance(config, dict) and isinstance(config.get("tools"), list) and "name" not in data:
+        entries, prefix = config["tools"], ("toolConfig", "tools")
+    elif isinstance(data, dict) and isinstance(data.get("tools"), list) and "name" not in data:
         entries, prefix = data["tools"], ("tools",)
     elif isinstance(data, list):
         entries, prefix = data, ()
@@ -85,10 +90,70 @@ def read_tool_file(file: Path) -> list[Tool]:
         key = next((k for k in DECLARATIONS if isinstance(e, dict) and k in e), None)
         if key is not None and isinstance(e[key], list) and "name" not in e:
             # a Gemini Tool: its function declarations, each a tool
-            found.extend((d, f"{where} {key}[{j}]", (*loc, key, j)) for j, d in enumerate(e[key]))
+            found.extend(
+                (_declaration(d), f"{where} {key}[{j}]", (*loc, key, j))
+                for j, d in enumerate(e[key])
+            )
+        elif isinstance(e, dict) and set(e) == {"cachePoint"}:
+            continue  # a Bedrock cache checkpoint among the tools, not a tool
         else:
             found.append((e, where, loc))
     return [parse_tool(e, where, file=str(file), loc=loc) for e, where, loc in found]
+
+
+OPENAPI_TYPES = frozenset({"OBJECT", "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "NULL"})
+"""Gemini's `Schema` types (an OpenAPI subset, written in capitals); JSON Schema's are lowercase."""
+
+
+TYPE_HINTS = {
+    **{t: t.lower() for t in OPENAPI_TYPES},
+    "dict": "object",
+    "float": "number",
+    "int": "integer",
+    "str": "string",
+    "bool": "boolean",
+    "list": "array",
+    "tuple": "array",
+}
+"""Type names other schema dialects use (Gemini's OpenAPI capitals; Python's, as BFCL writes
+them), with JSON Schema's name for each: said in the error, never silently rewritten."""
+
+
+def _type_hint(name: str) -> str:
+    """What to write instead of another dialect's type name, for the error message."""
+    if name not in TYPE_HINTS:
+        return ""
+    gemini = " (Gemini's capital types are read inside functionDeclarations)"
+    return f"; JSON Schema writes it {TYPE_HINTS[name]!r}" + (
+        gemini if name in OPENAPI_TYPES else ""
+    )
+
+
+def _declaration(entry: Any) -> Any:
+    """A Gemini function declaration as the tool reader reads it: its `parameters` (Gemini's
+    OpenAPI-style `Schema`) with the capital type names in JSON Schema's lowercase, and a null
+    `parameters` (the Python SDK's `model_dump()` of a function without any) as none."""
+    if not isinstance(entry, dict):
+        return entry
+    if any(entry.get(k) is not None for k in GEMINI_SCHEMA_KEYS):
+        return entry  # its schema is JSON Schema already
+    params = entry.get("parameters")
+    if params is None:
+        return {**entry, "parameters": {"type": "object", "properties": {}}}
+    return {**entry, "parameters": _lowercase_types(params)}
+
+
+def _lowercase_types(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: v.lower()
+            if k == "type" and isinstance(v, str) and v in OPENAPI_TYPES
+            else _lowercase_types(v)
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_lowercase_types(v) for v in node]
+    return node
 
 
 def parse_tool(entry: Any, where: str, *, file: str = "", loc: Loc = ()) -> Tool:
@@ -107,6 +172,8 @@ def parse_tool(entry: Any, where: str, *, file: str = "", loc: Loc = ()) -> Tool
     places = [(entry, loc)]
     if fmt == "openai_chat":
         places.append((spec, (*loc, "function")))  # on the outer object or inside `function`
+    if fmt == "bedrock":
+        places.append((spec, (*loc, "toolSpec")))  # on the outer object or inside `toolSpec`
     if fmt == "mcp" and isinstance(entry.get("annotations"), dict):
         places.append((entry["annotations"], (*loc, "annotations")))
     for place, at in places:
@@ -148,8 +215,11 @@ def check_schema(schema: dict[str, Any], where: str) -> None:
         cls.check_schema(schema)
     except jsonschema.SchemaError as e:
         at = "/".join(str(p) for p in e.absolute_path) or "(root)"
+        bad, hint = e.instance, ""
+        if e.absolute_path and e.absolute_path[-1] == "type" and isinstance(bad, str):
+            hint = _type_hint(bad)
         raise InputError(
-            f"{where}: the parameters are not a valid JSON Schema: {e.message} (at {at})"
+            f"{where}: the parameters are not a valid JSON Schema: {e.message} (at {at}){hint}"
         ) from None
     except RecursionError:
         # `"pattern": "((((...))))"` with a few hundred groups: Python's regex parser recurses.
@@ -175,8 +245,9 @@ def _detect(entry: dict[str, Any], where: str) -> tuple[str, dict[str, Any], Any
         if not isinstance(holder, dict) or "json" not in holder:
             raise InputError(f"{where}: a Bedrock toolSpec keeps its schema in inputSchema.json")
         return "bedrock", spec, holder["json"], ("toolSpec", "inputSchema", "json")
-    if "name" in entry and "parametersJsonSchema" in entry:
-        return "gemini", entry, entry["parametersJsonSchema"], ("parametersJsonSchema",)
+    for key in GEMINI_SCHEMA_KEYS:
+        if "name" in entry and entry.get(key) is not None:
+            return "gemini", entry, entry[key], (key,)
     if "name" in entry and "parameters" in entry:
         return "bare", entry, entry["parameters"], ("parameters",)
     known = "; ".join(FORMATS.values())

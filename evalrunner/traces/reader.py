@@ -431,6 +431,17 @@ CALL_KEYS = ("functionCall", "function_call", "toolUse", "tool_use")
 Bedrock Converse's `toolUse` block (and a legacy Chat `function_call` met where it is not read)."""
 
 
+def _a_call(value: Any) -> bool:
+    """An object that is a call, not a setting of the same name (Chat's request parameter
+    `"function_call": {"name": ...}` forces a function; `{"toolUse": {"enabled": true}}`): a
+    name, and arguments or an id."""
+    return (
+        type(value) is dict
+        and type(value.get("name")) is str
+        and any(k in value for k in ("args", "arguments", "input", "id", "toolUseId"))
+    )
+
+
 def _call_like(record: Any, limit: int = 10_000) -> str | None:
     """What in a record with no call read looks like a call (a `tool_calls` list, a tool-call
     part or block), and where: so that no run is scored as having made no call while it holds
@@ -451,7 +462,7 @@ def _call_like(record: Any, limit: int = 10_000) -> str | None:
                 if is_str_in(value.get(key), CALL_TYPES):
                     return _seen(f'a {key} "{value[key]}"', where)
             for key in CALL_KEYS:
-                if type(value.get(key)) is dict:
+                if _a_call(value.get(key)):
                     return _seen(f"a {key} object", f"{where}.{key}")
             items: Iterable[tuple[str, Any]] = value.items()
             stack.extend((v, f"{where}.{k}") for k, v in items if type(v) in (dict, list))
