@@ -220,6 +220,18 @@ def test_a_one_line_array_of_runs_is_read_record_by_record(tmp_path):
     assert "a JSON array of 2 otel records on one line" in one_line_spans.error
 
 
+def test_the_records_of_a_one_line_array_have_run_ids_of_their_own(tmp_path):
+    """Each record that names no run id gets the line's place and its rank (`file:line#k`):
+    runs of one line never share an id; an element in no format is reported on its own."""
+    native = {"case_id": "a", "calls": []}
+    line = json.dumps([native, native, {"run_id": "mine", **native}, {"unknown": 1}])
+    items = list(read_runs([write(tmp_path, "a.jsonl", [line])]))
+    runs = [i for i in items if not isinstance(i, TraceError)]
+    assert [r.run_id.rpartition("/")[2] for r in runs] == ["a.jsonl:1#1", "a.jsonl:1#2", "mine"]
+    [error] = [i for i in items if isinstance(i, TraceError)]
+    assert "no known trace format" in error.error
+
+
 def _pretty(*records, indent=4):
     return [json.dumps(r, indent=indent) for r in records]
 

@@ -15,7 +15,16 @@ from typing import Any
 from ..jsonvalue import json_kind
 from ..model import MISSING, InputError, Run, TraceError
 from .errors import ErrorPatterns
-from .format import AllCalls, Grouper, GroupKeys, LastLinesOf, NativeRecord, Path, TraceFormat
+from .format import (
+    DEFAULT_RUN_PATHS,
+    AllCalls,
+    Grouper,
+    GroupKeys,
+    LastLinesOf,
+    NativeRecord,
+    Path,
+    TraceFormat,
+)
 from .formats._pairing import is_str_in
 from .formats.gemini import AFC_KEYS
 from .formats.openai_responses import ITEM_TYPES
@@ -215,8 +224,11 @@ class TraceReader:
                 return
             if kinds is not None:
                 # One line that holds a JSON array of runs reads as the same array pretty-printed
-                # does: record by record, each at the line's place.
-                for item in record:
+                # does: record by record, each at the line's place, and each a run id of its own
+                # when it names none (`file:line#k`, the k-th record of the line).
+                for k, item in enumerate(record, start=1):
+                    if _first(item, DEFAULT_RUN_PATHS) is MISSING:
+                        item = {**item, "run_id": f"{source}#{k}"}
                     if self._native_first and _plain_native(item):
                         if self.errors.user:
                             self.errors.mark(item["calls"], builtin=False)
@@ -296,17 +308,14 @@ class TraceReader:
         yield NativeRecord(native, source)
 
     def _records(self, items: list[dict[str, Any]]) -> list[TraceFormat] | None:
-        """The format of each object of a list that is a list of records (each recognised by
-        some format), not a run's messages; None for a list of messages. A message has a
-        "role", and an Anthropic Message, which is also a record of its own, is one: a list of
-        them is a conversation, as `BARE_LIST` says."""
-        kinds = []
-        for item in items:
-            fmt = None if "role" in item else detect(item, self.formats)
-            if fmt is None:
-                return None
-            kinds.append(fmt)
-        return kinds
+        """The formats of a list that is a list of records (some of them recognised by a
+        format; the others are read, and reported, one by one), not a run's messages; None for
+        a list of messages. A message has a "role", and an Anthropic Message, which is also a
+        record of its own, is one: a list of them is a conversation (`bare_list`)."""
+        if any("role" in item for item in items):
+            return None
+        kinds = [fmt for fmt in (detect(item, self.formats) for item in items) if fmt is not None]
+        return kinds or None
 
     def _grouper(self, fmt: TraceFormat) -> Grouper:
         found = self._groupers.get(fmt.name)
