@@ -337,3 +337,43 @@ def test_the_table_prints_group_values_as_text_not_markup(tmp_path):
     result = invoke(*BASE, str(traces), "--group-by", "meta.model")
     assert result.exit_code == 0, result.output
     assert "[bold red]m[/bold red] [link=x]y" in result.stdout.replace("\n", "")
+
+
+def test_falsely_failed_calls_are_counted_once_per_call_in_every_format(tmp_path):
+    """A call that shows two shapes (a casefold difference and a restated default) is one falsely
+    failed call: the JSON, the table, the Markdown and the HTML say 1, never the shapes' sum."""
+    tool = {
+        "name": "t",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "x-eval-norm": "casefold"},
+                "b": {"type": "integer", "default": 5},
+            },
+        },
+    }
+    (tmp_path / "tools.json").write_text(json.dumps(tool))
+    (tmp_path / "cases.json").write_text(
+        json.dumps({"id": "c", "accept": [[{"tool": "t", "args": {"a": "X"}}]]})
+    )
+    (tmp_path / "t.jsonl").write_text(
+        json.dumps({"case_id": "c", "calls": [{"tool": "t", "args": {"a": "x", "b": 5}}]}) + "\n"
+    )
+    base = [
+        str(tmp_path / "t.jsonl"),
+        "--tools",
+        str(tmp_path / "tools.json"),
+        "--cases",
+        str(tmp_path / "cases.json"),
+    ]
+
+    def out(fmt: str) -> str:
+        result = CliRunner().invoke(app, ["score", *base, "--format", fmt], env={"COLUMNS": "120"})
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    [entry] = json.loads(out("json"))["summary"]["by_tool"]
+    assert entry["falsely_failed_calls"] == 1 and sum(entry["false_failures"].values()) == 2
+    assert "| t | 1 | 1 | 0 | 1 | `encoding` |" in out("markdown")
+    assert re.search(r"<td[^>]*>1</td><td[^>]*>encoding</td>", out("html"))
+    assert re.search(r"^t\s+1\s+1\s+1\s+0\s+encoding", out("table"), re.M)

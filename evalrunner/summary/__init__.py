@@ -290,6 +290,7 @@ class Summary:
                     "calls": s.calls,
                     "reported_failed_calls": s.reported_failed_calls,
                     "true_failed_calls": s.true_failed_calls,
+                    "falsely_failed_calls": s.falsely_failed_calls,
                     "false_failures": {k: s.false_failures[k] for k in FALSE_FAILURE_SHAPES},
                 }
                 for tool, s in sorted(self.by_tool.items(), key=lambda kv: (-kv[1].calls, kv[0]))

@@ -29,7 +29,7 @@ from ..jsonvalue import kept
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary.trials import shown_ks
 from . import Output, WriterFormat
-from .explain import explain
+from .explain import explain, falsely_failed
 from .page import (
     COLORS,
     Bar,
@@ -475,7 +475,7 @@ def _tools(s: dict[str, Any]) -> str:
                 num(("by_tool", i, "calls"), n(calls)),
                 num(("by_tool", i, "reported_failed_calls"), n(rep)),
                 num(("by_tool", i, "true_failed_calls"), n(tru)),
-                n(sum(ff.values())),
+                n(falsely_failed(t)),
                 esc(mostly) if sum(ff.values()) else "–",
                 bar,
             ]

@@ -17,6 +17,7 @@ from typing import Any
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary.trials import shown_ks
 from . import Output, WriterFormat
+from .explain import falsely_failed
 from .report import ReportWriter, RunJson
 
 MAX_ROWS = 20
@@ -172,8 +173,8 @@ def render(
 
 def _top_tools(s: dict[str, Any]) -> list[str]:
     ranked = sorted(
-        (t for t in s.get("by_tool") or [] if sum((t.get("false_failures") or {}).values())),
-        key=lambda t: (-sum(t["false_failures"].values()), str(t.get("tool"))),
+        (t for t in s.get("by_tool") or [] if falsely_failed(t)),
+        key=lambda t: (-falsely_failed(t), str(t.get("tool"))),
     )[:5]
     if not ranked:
         return []
@@ -189,10 +190,12 @@ def _top_tools(s: dict[str, Any]) -> list[str]:
                 _n(t.get("calls")),
                 _n(t.get("reported_failed_calls")),
                 _n(t.get("true_failed_calls")),
+                _n(falsely_failed(t)),
                 f"`{top}`",
             ]
         )
-    table = _table(["tool", "calls", "reported failed", "true failed", "mostly"], rows, "lrrrl")
+    headers = ["tool", "calls", "reported failed", "true failed", "falsely failed", "mostly"]
+    table = _table(headers, rows, "lrrrrl")
     return ["**Tools with the most falsely failed calls**", "", *table]
 
 
