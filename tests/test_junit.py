@@ -138,3 +138,15 @@ def test_the_example_corpus_is_valid_junit(tmp_path):
     SCHEMA.validate(str(out))
     root = ET.parse(out).getroot()
     assert int(root.get("tests")) == 4002
+
+
+def test_files_not_read_are_said_in_the_report_ci_shows(tmp_path):
+    """A file the traces folder holds but score leaves out is runs in no number: the JUnit file
+    says so in the main suite's system-err, and stays valid."""
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    (traces / "a.jsonl").write_bytes((DATA / "traces" / "a.jsonl").read_bytes())
+    (traces / "more.json").write_text("[]")
+    xml = score("--format", "junit", traces=traces)
+    SCHEMA.validate(xml)
+    assert "<system-err>warning: " in xml and "more.json: a .json file" in xml

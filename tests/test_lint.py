@@ -460,6 +460,20 @@ def test_tool_never_called(tmp_path):
     assert_finding(f, "tool-never-called", str(root / "tools" / "search.json"), "$")
 
 
+def test_a_file_in_the_traces_folder_that_score_leaves_out_is_named(tmp_path):
+    runs = [{"run_id": "r1", "calls": [{"tool": "get_customer", "args": {"customer_id": "C-1"}}]}]
+    root = corpus(
+        tmp_path,
+        {"get_customer": obj(customer_id={"type": "string"})},
+        [case("get_customer", {"customer_id": "C-1"})],
+        runs,
+    )
+    (root / "traces" / "more.json").write_text(json.dumps(runs))
+    f = only(run_lint(root, traces=True))
+    assert_finding(f, "trace-file-not-read", str(root / "traces" / "more.json"), "$")
+    assert "a .json file" in f.message
+
+
 # -------------------------------------------------------------------------------- info codes
 
 

@@ -377,3 +377,27 @@ def test_falsely_failed_calls_are_counted_once_per_call_in_every_format(tmp_path
     assert "| t | 1 | 1 | 0 | 1 | `encoding` |" in out("markdown")
     assert re.search(r"<td[^>]*>1</td><td[^>]*>encoding</td>", out("html"))
     assert re.search(r"^t\s+1\s+1\s+1\s+0\s+encoding", out("table"), re.M)
+
+
+def test_files_not_read_are_said_in_every_report_live_and_saved(tmp_path):
+    """HTML and Markdown name a file the traces folder holds but score leaves out, live and
+    when a saved results file is rendered (`evalrun report`)."""
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    (traces / "a.jsonl").write_bytes((DATA / "traces" / "a.jsonl").read_bytes())
+    (traces / "more.json").write_text("[]")
+    base = ["--tools", str(DATA / "tools"), "--cases", str(DATA / "cases")]
+
+    def run(*args: str) -> str:
+        result = CliRunner().invoke(app, [*args], env={"COLUMNS": "120"})
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    saved = tmp_path / "results.json"
+    run("score", *base, str(traces), "--format", "json", "-o", str(saved))
+    for fmt in ("html", "markdown"):
+        for text in (
+            run("score", *base, str(traces), "--format", fmt),
+            run("report", str(saved), "--format", fmt),
+        ):
+            assert "Warnings" in text and "more.json: a .json file" in text

@@ -47,6 +47,7 @@ CODES: Final[dict[str, Code]] = {
     "money-cents-int-float": Code("warning", "money_cents reads 42 and 42.0 differently"),
     "pattern-unchecked": Code("warning", "a pattern could not be checked on a value in time"),
     "tool-never-called": Code("warning", "a tool is never called in the traces given"),
+    "trace-file-not-read": Code("warning", "a file in a traces folder is not read"),
     "any-on-identifier": Code("warning", "the rule any stands on an identifier-like parameter"),
     # info
     "norm-unexercised": Code("info", "no value in the cases or traces exercises the rule"),

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..model import TraceError
 from ..traces import Reading, read_runs
+from ..traces.lines import Skipped, trace_files
 from .findings import Coverage, Finding, finding
 from .schema import ToolSite, values
 
@@ -22,6 +23,19 @@ def read_traces(
     """Hand the recorded arguments to the rules' law checks; count the calls the rules cover."""
     runs = calls = with_norms = unreadable = 0
     called = dict.fromkeys(tools, 0)
+    skipped: list[Skipped] = []
+    trace_files(paths := list(paths), skipped=skipped)  # what score would leave out, and why
+    for s in skipped:
+        out.append(
+            finding(
+                "trace-file-not-read",
+                s.path,
+                (),
+                f"not read: {s.why}",
+                "rename a trace file to .jsonl (or .jsonl.gz), or name it on the command line; "
+                "move anything else out of the traces folder",
+            )
+        )
     for item in read_runs(paths, reading=reading):
         if isinstance(item, TraceError):
             unreadable += 1

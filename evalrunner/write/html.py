@@ -145,7 +145,14 @@ class HtmlWriter(ReportWriter):
     def finish(self, summary: dict[str, Any]) -> None:
         runs, sample = self.chosen()
         self.output.stream.write(
-            render_page(summary, runs, sample, sources=self.output.sources, errors=self.errors)
+            render_page(
+                summary,
+                runs,
+                sample,
+                sources=self.output.sources,
+                errors=self.errors,
+                warnings=self.warnings,
+            )
         )
 
     def chosen(self) -> tuple[list[bytes], Sample]:
@@ -201,12 +208,14 @@ def render_page(
     *,
     sources: Sequence[str] = (),
     errors: Sequence[dict[str, Any]] = (),
+    warnings: Sequence[str] = (),
 ) -> bytes:
     """The whole page: the summary (SPEC's summary JSON) drawn, and the runs (page entries,
     already JSON safe to embed) listed."""
     s = summary
     body = [
         _header(s, sources),
+        _warnings(warnings),
         _headline(s),
         _shapes(s, "false_failure"),
         _shapes(s, "false_pass"),
@@ -561,6 +570,24 @@ def _coverage(s: dict[str, Any]) -> str:
         f"{num(('effects', 'failed'), n(e.get('failed')))} failed, "
         f"{num(('effects', 'unverified'), n(e.get('unverified')))} unverified (no world "
         "recorded).</p></section>"
+    )
+
+
+def _warnings(warnings: Sequence[str]) -> str:
+    """What was read but deserves a word, first on the page: a file in the traces folder that
+    was not read is runs that are in no number below."""
+    if not warnings:
+        return ""
+    items = "".join(f"<li>{esc(w)}</li>" for w in warnings[:MAX_ERRORS_SHOWN])
+    more = len(warnings) - MAX_ERRORS_SHOWN
+    tail = (
+        f"<p class=muted>… and {n(more)} more (--format json lists them all)</p>"
+        if more > 0
+        else ""
+    )
+    return (
+        f"<section id=warnings><h2>Warnings: {n(len(warnings))}</h2><ul class=errors>{items}</ul>"
+        f"{tail}</section>"
     )
 
 

@@ -145,7 +145,7 @@ class JunitWriter(ReportWriter):
                 f'errors="{self.unscoreable.tests}">\n'
             ).encode()
         )
-        for name, suite in named:
+        for n, (name, suite) in enumerate(named):
             if name is None:
                 title, props = SUITE, _properties(summary)
             else:
@@ -159,6 +159,9 @@ class JunitWriter(ReportWriter):
                 ).encode()
             )
             suite.copy_to(out)
+            if n == 0 and self.warnings:  # what was read but deserves a word, where CI shows it
+                said = "\n".join(f"warning: {w}" for w in self.warnings)
+                out.write(f"<system-err>{text(said)}</system-err>\n".encode())
             out.write(b"</testsuite>\n")
         if self.unscoreable.tests:
             out.write(

@@ -62,6 +62,7 @@ def render(
     *,
     sources: Sequence[str] = (),
     errors: Sequence[dict[str, Any]] = (),
+    warnings: Sequence[str] = (),
 ) -> str:
     s = summary
     rep, tru = s.get("reported") or {}, s.get("true") or {}
@@ -161,6 +162,14 @@ def render(
     out += _top_tools(s)
     out += _groups(s)
     out += _trials(s)
+    if warnings:
+        out += [f"**Warnings** ({_n(len(warnings))}):", ""]
+        out += [f"- {md(w)}" for w in warnings[:MAX_ERRORS]]
+        if len(warnings) > MAX_ERRORS:
+            out.append(
+                f"- … and {_n(len(warnings) - MAX_ERRORS)} more (--format json lists them all)"
+            )
+        out.append("")
     if s.get("unscoreable"):
         out += [f"**Unscoreable lines** ({_n(s['unscoreable'])}, counted, not scored):", ""]
         out += [f"- {md(x.get('source'))} {md(x.get('error'))}" for x in errors[:MAX_ERRORS]]
@@ -269,7 +278,9 @@ class MarkdownWriter(ReportWriter):
         pass
 
     def finish(self, summary: dict[str, Any]) -> None:
-        text = render(summary, sources=self.output.sources, errors=self.errors)
+        text = render(
+            summary, sources=self.output.sources, errors=self.errors, warnings=self.warnings
+        )
         self.output.stream.write(text.encode())
 
 

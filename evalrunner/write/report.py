@@ -63,6 +63,9 @@ class ReportWriter:
         self.encoder = partial(live_encoder, render, verdicts)
         self.errors: list[dict[str, Any]] = []
         """The earliest unscoreable lines, as the results JSON lists them."""
+        self.warnings: list[str] = []
+        """What was read but deserves a word (files in a traces folder not read, unknown tools
+        in case steps): the results JSON's `warnings`, shown by every report."""
 
     def write(self, encoded: tuple[Any, list[dict[str, Any]]]) -> None:
         rendered, errors = encoded
@@ -77,6 +80,7 @@ class ReportWriter:
         self.write((self.render(wanted), errors))
 
     def close(self, summary: Summary) -> None:
+        self.warnings = list(summary.warnings)
         self.finish(summary.to_json())
 
     # --------------------------------------------------------------------- for each format
@@ -98,14 +102,21 @@ def render_saved(path: Path, writer: ReportWriter) -> dict[str, Any]:
     `writer`, as a live scoring would be; returns its summary. InputError, naming the file, for
     anything that is not such a file."""
     summary: dict[str, Any] = {}
-    for runs, errors in _batches(path, summary):
+    warnings: list[str] = []
+    for runs, errors in _batches(path, summary, warnings):
         writer.write_saved(runs, errors)
+    writer.warnings = warnings
     writer.finish(summary)
     return summary
 
 
+def _warnings(record: dict[str, Any]) -> list[str]:
+    found = record.get("warnings")
+    return [w for w in found if isinstance(w, str)] if isinstance(found, list) else []
+
+
 def _batches(
-    path: Path, summary: dict[str, Any]
+    path: Path, summary: dict[str, Any], warnings: list[str]
 ) -> Iterator[tuple[list[RunJson], list[dict[str, Any]]]]:
     def bad(why: str) -> InputError:
         return InputError(
@@ -131,6 +142,7 @@ def _batches(
         if "runs" in head and "summary" in head:  # --format json: one document
             _check(head, bad)
             summary.update(head["summary"])
+            warnings.extend(_warnings(head))
             runs, errors = head["runs"], head.get("errors") or []
             for at in range(0, max(len(runs), 1), SAVED_BATCH):
                 yield runs[at : at + SAVED_BATCH], errors if at == 0 else []
@@ -142,6 +154,7 @@ def _batches(
             if "summary" in record:  # --format jsonl: the last line
                 _check({"runs": [], **record}, bad)
                 summary.update(record["summary"])
+                warnings.extend(_warnings(record))
                 yield batch, record.get("errors") or []
                 return
             if "verdict" not in record or "run_id" not in record:
