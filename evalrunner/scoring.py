@@ -23,7 +23,7 @@ from .model import Case, InputError, Tool, TraceError
 from .read.cases import load_cases, unknown_tools
 from .read.tools import load_tools
 from .summary import Summary
-from .summary.groups import group_of, parse_key
+from .summary.groups import NO_GROUP, group_of, parse_key
 from .traces import GroupingSeen, Reading, TraceInput, TraceReader, trace_files
 from .traces.format import LastLinesOf
 from .traces.lines import MAX_LINE_BYTES, Skipped, block_lines, read_blocks
@@ -133,6 +133,12 @@ def score(
         _score_parallel(config, files, reading, jobs, out, stdin)
     summary = out.summary.finish()
     summary.warnings = [*config.warnings, *(str(s) for s in skipped)]
+    if group_by is not None and summary.runs and set(summary.groups) == {NO_GROUP}:
+        summary.warnings.append(
+            f"--group-by {group_by}: no run has a value there, so every run is in {NO_GROUP}; "
+            "a run keeps its record's case_id, run_id, world and meta (meta.model, say), and "
+            "runs read from other formats keep only those"
+        )
     summary.files = len(files)
     if writer is not None:
         writer.close(summary)

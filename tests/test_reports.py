@@ -401,3 +401,22 @@ def test_files_not_read_are_said_in_every_report_live_and_saved(tmp_path):
             run("report", str(saved), "--format", fmt),
         ):
             assert "Warnings" in text and "more.json: a .json file" in text
+
+
+def test_a_group_by_key_no_run_has_is_a_warning():
+    base = [
+        "score",
+        str(DATA / "traces"),
+        "--tools",
+        str(DATA / "tools"),
+        "--cases",
+        str(DATA / "cases"),
+    ]
+    result = CliRunner().invoke(app, [*base, "--group-by", "model", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert list(doc["summary"]["groups"]) == ["(none)"]
+    [warning] = [w for w in doc["warnings"] if w.startswith("--group-by model")]
+    assert "every run is in (none)" in warning and "warning: --group-by model" in result.stderr
+    found = CliRunner().invoke(app, [*base, "--group-by", "case_id", "--format", "json"])
+    assert not [w for w in json.loads(found.stdout)["warnings"] if w.startswith("--group-by")]
