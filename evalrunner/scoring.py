@@ -54,6 +54,12 @@ def load_config(tools_dir: str | Path, cases_dir: str | Path) -> Config:
     """Read tools and cases and compile every rule; InputError for anything unusable."""
     registry = load_registry()
     tools = load_tools(tools_dir)
+    if not tools:
+        raise InputError(
+            f"no tool is defined in {str(tools_dir)!r} (read: its *.json files): every rule, "
+            "default and repeatable tool would be missing and every number wrong; set --tools to "
+            "the folder or file that defines your tools"
+        )
     cases = load_cases(cases_dir)
     warnings = tuple(u.message for u in unknown_tools(cases, tools))
     return Config(tools, cases, registry, Grader(tools, cases, registry=registry), warnings)

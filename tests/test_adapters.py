@@ -779,7 +779,10 @@ def test_ids_from_keys_and_metadata():
     record = chat_run(case_id=None, request={"metadata": {"task": "lookup", "attempt": 3}})
     del record["case_id"]
     [err] = read(record)
-    assert err.error == 'openai-chat: no case id (looked at "case_id", "metadata.case_id")'
+    assert err.error.startswith(
+        'openai-chat: no case id (looked at "case_id", "metadata.case_id"); say where the '
+        "record keeps it with --case-key PATH"
+    )
     run = one(record, case_key="request.metadata.task", run_key="request.metadata.attempt")
     assert (run.case_id, run.run_id) == ("lookup", "3")
     [err] = read(record, case_key="request.task")

@@ -159,3 +159,24 @@ def test_boolean_flags_show_as_flags_and_there_is_a_version():
     assert "--strict " in help_text and "<bool>" not in help_text
     version = CliRunner().invoke(app, ["--version"])
     assert version.exit_code == 0 and version.stdout.startswith("evalrun 0.")
+
+
+def test_an_empty_tools_folder_is_unusable_input(tmp_path):
+    """Scoring without a single tool would drop every rule, default and repeatable tool and
+    report a failure rate that means nothing: exit 2, saying what to set."""
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "README.md").write_text("the schemas live elsewhere")
+    data = Path(__file__).parent / "data" / "cli"
+    result = CliRunner().invoke(
+        app,
+        [
+            "score",
+            str(data / "traces"),
+            "--tools",
+            str(tmp_path / "tools"),
+            "--cases",
+            str(data / "cases"),
+        ],
+    )
+    assert result.exit_code == 2
+    assert "no tool is defined in" in result.stderr and "set --tools" in result.stderr

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from ..jsonvalue import canon_key, json_eq
+from ..jsonvalue import canon_key, json_eq, short_json
 from ..model import FALSE_FAILURE_SHAPES, MISSING, InputError, Param, Tool
 from .norms import Normalizer, Rule, bind, load_registry
 
@@ -391,9 +391,19 @@ def _explain_property(
         out.extend(d for d in sub if d.kind != "mismatch")
         return True
     if not equal:
+        note = None
+        if child.default is not MISSING:  # what the absent side was compared as
+            note = f"absent is the declared default {short_json(child.default)}"
         out.append(
             Diff(
-                here, child.param.path, "mismatch", None, None, a.get(k, MISSING), e.get(k, MISSING)
+                here,
+                child.param.path,
+                "mismatch",
+                None,
+                None,
+                a.get(k, MISSING),
+                e.get(k, MISSING),
+                note=note,
             )
         )
     return False

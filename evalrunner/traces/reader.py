@@ -292,7 +292,11 @@ class TraceReader:
             return
         if case_id is MISSING and fmt.name != "native":
             looked = ", ".join(f'"{".".join(p)}"' for p in fmt.case_paths)
-            yield TraceError(source, f"{fmt.name}: no case id (looked at {looked})")
+            yield TraceError(
+                source,
+                f"{fmt.name}: no case id (looked at {looked}); say where the record keeps it "
+                "with --case-key PATH, or give --case-id ID for a file of one case",
+            )
             return
         run_id = _first(record, self._run_paths or fmt.run_paths)
         if run_id is MISSING and self.run_key is not None:
