@@ -151,8 +151,8 @@ def render_table(report: Report, sources: Iterable[str], console: Console) -> No
     console.print(
         Text.assemble(
             ("evalrun suggest", "bold"),
-            f" · {_n(s.runs)} runs · {', '.join(sources)}",
-            (f" · {_n(s.unscoreable)} unscoreable lines" if s.unscoreable else ""),
+            f" · {_plural(s.runs, 'run')} · {', '.join(sources)}",
+            (f" · {_plural(s.unscoreable, 'unscoreable line')}" if s.unscoreable else ""),
         )
     )
     console.print()

@@ -122,13 +122,18 @@ def _n(x: int) -> str:
     return f"{x:,}"
 
 
+def _count(x: int, noun: str) -> str:
+    """`x` `noun`s, the noun singular for one: "1 run", "2 runs"."""
+    return f"{x:,} {noun}" + ("" if x == 1 else "s")
+
+
 def render_summary(summary: Summary, sources: Sequence[str], console: Console) -> None:
     s = summary
     console.print(
         Text.assemble(
             ("evalrun", "bold"),
-            f" · {_n(s.runs)} runs · {_n(s.calls)} calls · {', '.join(sources)}",
-            (f" · {_n(s.unscoreable)} unscoreable lines" if s.unscoreable else ""),
+            f" · {_count(s.runs, 'run')} · {_count(s.calls, 'call')} · {', '.join(sources)}",
+            (f" · {_count(s.unscoreable, 'unscoreable line')}" if s.unscoreable else ""),
         )
     )
     console.print()
@@ -149,9 +154,9 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
     console.print(rates)
     ff, fp = s.verdicts["false_failure"], s.verdicts["false_pass"]
     console.print(
-        f"Of {_n(s.reported_failed_runs)} runs exact-match failed, {_n(ff)} were correct "
+        f"Of {_count(s.reported_failed_runs, 'run')} exact-match failed, {_n(ff)} were correct "
         f"(false failures); of {_n(s.runs - s.reported_failed_runs)} it passed, {_n(fp)} were "
-        f"wrong (false passes). {_n(s.verdicts['fail'])} runs failed both checks."
+        f"wrong (false passes). {_count(s.verdicts['fail'], 'run')} failed both checks."
     )
     console.print()
     _shape_table(
