@@ -44,6 +44,7 @@ from .page import (
     num,
     pairs,
     pct,
+    runs_word,
     safe_json_bytes,
     share,
     stacked,
@@ -315,9 +316,10 @@ def _headline(s: dict[str, Any]) -> str:
     )
     reported_passed = runs - (rep.get("failed_runs") or 0)
     words = (
-        f"Of {n(rep.get('failed_runs'))} runs exact-match failed, {n(v.get('false_failure'))} were "
-        f"correct (false failures); of {n(reported_passed)} it passed, {n(v.get('false_pass'))} "
-        f"were wrong (false passes). {n(v.get('fail'))} runs failed both checks."
+        f"Of {n(rep.get('failed_runs'))} {runs_word(rep.get('failed_runs'))} exact-match failed, "
+        f"{n(v.get('false_failure'))} were correct (false failures); of {n(reported_passed)} it "
+        f"passed, {n(v.get('false_pass'))} were wrong (false passes). {n(v.get('fail'))} "
+        f"{runs_word(v.get('fail'))} failed both checks."
     )
     return (
         f"<section id=headline><h2>Reported vs true</h2><div class=cards>{cards}</div>{chart}"

@@ -18,6 +18,7 @@ from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary.trials import shown_ks
 from . import Output, WriterFormat
 from .explain import falsely_failed
+from .page import runs_word
 from .report import ReportWriter, RunJson
 
 MAX_ROWS = 20
@@ -68,11 +69,16 @@ def render(
     rep, tru = s.get("reported") or {}, s.get("true") or {}
     v = s.get("verdicts") or {}
     runs = s.get("runs") or 0
-    head = f"### evalrun · {_n(runs)} runs · {_n(s.get('calls'))} calls"
+    calls = s.get("calls")
+    head = f"### evalrun · {_n(runs)} {runs_word(runs)} · {_n(calls)} call" + (
+        "" if calls == 1 else "s"
+    )
     if sources:
         head += " · " + ", ".join(md(x) for x in sources)
     if s.get("unscoreable"):
-        head += f" · {_n(s['unscoreable'])} unscoreable lines"
+        head += f" · {_n(s['unscoreable'])} unscoreable line" + (
+            "" if s["unscoreable"] == 1 else "s"
+        )
     out = [head, ""]
     out += _table(
         ["", "reported (exact-match)", "true"],
@@ -91,10 +97,10 @@ def render(
     )
     reported_failed = rep.get("failed_runs") or 0
     out += [
-        f"Of {_n(reported_failed)} runs exact-match failed, {_n(v.get('false_failure'))} were "
-        f"correct (false failures); of {_n(runs - reported_failed)} it passed, "
-        f"{_n(v.get('false_pass'))} were wrong (false passes). {_n(v.get('fail'))} runs failed "
-        "both checks.",
+        f"Of {_n(reported_failed)} {runs_word(reported_failed)} exact-match failed, "
+        f"{_n(v.get('false_failure'))} were correct (false failures); of "
+        f"{_n(runs - reported_failed)} it passed, {_n(v.get('false_pass'))} were wrong (false "
+        f"passes). {_n(v.get('fail'))} {runs_word(v.get('fail'))} failed both checks.",
         "",
     ]
     examples = s.get("examples") or {}
