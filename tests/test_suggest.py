@@ -227,3 +227,45 @@ def test_the_rule_that_absorbs_everything_is_never_proposed():
     report = suggest(config, [d / "traces"])
     names = {s.rule.name for s in report.scored if isinstance(s, RuleSuggestion)}
     assert names == {"set"}
+
+
+def test_a_default_whose_evidence_disagrees_names_the_other_values(tmp_path):
+    """One run states flag=true where its step leaves it out; another leaves it out where its
+    step says false. Either could be the default: the suggestion names the other value (a tie)."""
+    from typer.testing import CliRunner
+
+    from evalrunner.cli import app
+
+    tool = {
+        "name": "t",
+        "parameters": {
+            "type": "object",
+            "properties": {"id": {"type": "string"}, "flag": {"type": "boolean"}},
+        },
+    }
+    cases = [
+        {"id": "a", "accept": [[{"tool": "t", "args": {"id": "1"}}]]},
+        {"id": "b", "accept": [[{"tool": "t", "args": {"id": "2", "flag": False}}]]},
+    ]
+    runs = [
+        {"case_id": "a", "calls": [{"tool": "t", "args": {"id": "1", "flag": True}}]},
+        {"case_id": "b", "calls": [{"tool": "t", "args": {"id": "2"}}]},
+    ]
+    (tmp_path / "tools.json").write_text(json.dumps(tool))
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
+    base = [
+        "suggest",
+        str(tmp_path / "t.jsonl"),
+        "--tools",
+        str(tmp_path / "tools.json"),
+        "--cases",
+        str(tmp_path / "cases.json"),
+    ]
+    result = CliRunner().invoke(app, [*base, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    [d] = [s for s in json.loads(result.stdout)["suggestions"] if s["kind"] == "default"]
+    other = {True: False, False: True}[d["default"]]
+    assert d["others"] == [{"default": other, "calls": 1}]
+    table = CliRunner().invoke(app, base, env={"COLUMNS": "120"}).stdout
+    assert "also left out with another value" in table and "a tie" in table

@@ -3,8 +3,9 @@
 A call that states `limit: 50` where its step leaves `limit` out (or the reverse) differs only
 by a default the schema does not declare. The value found is the default to declare; where the
 one-sided values disagree, the most frequent wins (values a rule chosen for the parameter makes
-equal count as one: `1800` and `"PT30M"` under `duration_secs`), and the others are left as the
-differences they are.
+equal count as one: `1800` and `"PT30M"` under `duration_secs`; among as many, the first in JSON
+order), and the others are named with the suggestion (`others`) and left as the differences
+they are.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ class DefaultChoice:
     value: Any
     absorbed: frozenset[Any]
     """The keys of the one-sided sites the default (with the parameter's rule, if any) absorbs."""
+    others: tuple[tuple[Any, int], ...] = ()
+    """The other values found where a step or a call leaves the parameter out, with their
+    calls, most first: evidence against the value chosen (a tie, when as many)."""
 
 
 def choose_default(
@@ -85,4 +89,11 @@ def choose_default(
         for e in singles
         if json_eq(normalize(e.site.present, with_default), with_default.default_norm)
     )
-    return DefaultChoice(steps, value, absorbed)
+    others = tuple(
+        (es[0].site.present, sum(e.calls for e in es))
+        for es in sorted(
+            (es for es in classes.values() if es is not top),
+            key=lambda es: (-sum(e.calls for e in es), canon_key(es[0].site.present)),
+        )
+    )
+    return DefaultChoice(steps, value, absorbed, others)

@@ -79,6 +79,8 @@ class DefaultSuggestion:
     evidence: Evidence
     gains: int
     risk: Risk
+    others: tuple[tuple[Any, int], ...] = ()
+    """Other values found where the parameter is left out, with their calls: a tie when as many."""
 
     @property
     def param(self) -> str:

@@ -122,7 +122,9 @@ def propose(
             if evidence is None:
                 continue
             o = whatif.outcome([Change(name, steps, default=d.value)])
-            scored.append(DefaultSuggestion(name, steps, d.value, evidence, o.gains, _risk(o)))
+            scored.append(
+                DefaultSuggestion(name, steps, d.value, evidence, o.gains, _risk(o), d.others)
+            )
 
     # Alternates among the runs the rules and defaults proposed leave failing, grouped by
     # their calls as a grader with those rules sees them.

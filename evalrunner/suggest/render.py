@@ -81,6 +81,7 @@ def suggestion_json(s: Suggestion) -> dict[str, Any]:
             "evidence": _evidence_json(s.evidence),
             "gains": s.gains,
             "risk": _risk_json(s),
+            **({"others": [{"default": v, "calls": n} for v, n in s.others]} if s.others else {}),
         }
     if isinstance(s, AlternateSuggestion):
         return {
@@ -230,6 +231,11 @@ def _suggestion(console: Console, x: Scored) -> None:
     _para(console, _evidence_line(x), BODY)
     if isinstance(x, RuleSuggestion) and x.others:
         _para(console, "others: " + _others(x), BODY, "dim")
+    if isinstance(x, DefaultSuggestion) and x.others:
+        top = x.evidence.calls or 0
+        seen = ", ".join(f"{short_json(v, 40)} in {_plural(n, 'call')}" for v, n in x.others)
+        tie = " (a tie: check which the tool documents)" if x.others[0][1] >= top else ""
+        _para(console, f"also left out with another value: {seen}{tie}", BODY, "dim")
     if isinstance(x, AlternateSuggestion):
         line = json_dumps(_steps_json(x)).decode()
         console.print(Text(BODY + line), soft_wrap=True)
