@@ -180,6 +180,9 @@ def test_defaults_are_only_proposed_where_a_parameter_may_be_left_out():
         ("2026-03-01T10:00:00.000Z", "YYYY-MM-DDThh:mm:ssZ"),
         ("2026-03-01T00:40:00+01:00", "YYYY-MM-DDThh:mm:ss±hh:mm"),
         ("2026-03-01T10:00:00", "YYYY-MM-DDThh:mm:ss"),
+        ("2026-04-02T16:00Z", "YYYY-MM-DDThh:mmZ"),  # no seconds: not RFC 3339, apart
+        ("2026-04-02T16:00+02:00", "YYYY-MM-DDThh:mm±hh:mm"),
+        ("2026-04-02T16:00", "YYYY-MM-DDThh:mm"),
         ("PT30M", "ISO 8601 duration"),
         ("P1DT2H", "ISO 8601 duration"),
         ("1h30m", "duration shorthand (1h30m)"),
@@ -269,3 +272,17 @@ def test_a_default_whose_evidence_disagrees_names_the_other_values(tmp_path):
     assert d["others"] == [{"default": other, "calls": 1}]
     table = CliRunner().invoke(app, base, env={"COLUMNS": "120"}).stdout
     assert "also left out with another value" in table and "a tie" in table
+
+
+def test_no_tighten_on_a_parameter_whose_schema_pins_a_format_already():
+    from evalrunner.model import Param
+    from evalrunner.suggest.encodings import census_plan
+
+    def root(schema: dict[str, Any]) -> Param:
+        from evalrunner.read.tools import parse_tool
+
+        tool = {"name": "t", "parameters": {"type": "object", "properties": {"start": schema}}}
+        return parse_tool(tool, "t").params
+
+    assert census_plan(root({"type": "string"})).leaves == (("start", ("start",)),)
+    assert not census_plan(root({"type": "string", "format": "date-time"}))

@@ -19,12 +19,16 @@ from .params import ITEMS, Steps
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("YYYY-MM", re.compile(r"\d{4}-\d{2}")),
     ("YYYY-MM-DD", re.compile(r"\d{4}-\d{2}-\d{2}")),
-    ("YYYY-MM-DDThh:mm:ssZ", re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?[Zz]")),
+    ("YYYY-MM-DDThh:mm:ssZ", re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?[Zz]")),
     (
         "YYYY-MM-DDThh:mm:ss±hh:mm",
-        re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?[+-]\d{2}(:?\d{2})?"),
+        re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}(:?\d{2})?"),
     ),
-    ("YYYY-MM-DDThh:mm:ss", re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?")),
+    ("YYYY-MM-DDThh:mm:ss", re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?")),
+    # without seconds: not RFC 3339 (what "format": "date-time" accepts), so an encoding apart
+    ("YYYY-MM-DDThh:mmZ", re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}[Zz]")),
+    ("YYYY-MM-DDThh:mm±hh:mm", re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}[+-]\d{2}(:?\d{2})?")),
+    ("YYYY-MM-DDThh:mm", re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}")),
     (
         "ISO 8601 duration",
         re.compile(
@@ -76,7 +80,8 @@ def encoding_of(value: Any) -> str | None:
 @dataclass(frozen=True)
 class CensusPlan:
     """Where in a tool's arguments the census looks: the parameters whose encoding a schema
-    could still pin (a number or a string with no `enum`, `const` or `pattern` already)."""
+    could still pin (a number or a string with no `enum`, `const`, `pattern` or `format`
+    already)."""
 
     leaves: tuple[tuple[str, Steps], ...] = ()
     """Properties holding such a value: (name, steps)."""
@@ -90,7 +95,8 @@ class CensusPlan:
         return bool(self.leaves or self.objects or self.lists)
 
 
-_PINNED = ("enum", "const", "pattern")
+_PINNED = ("enum", "const", "pattern", "format")
+"""Keywords that pin a string's encoding already: a tighten proposal would repeat the schema."""
 _SCALAR_TYPES = frozenset({"string", "number", "integer"})
 
 
