@@ -164,10 +164,17 @@ def loads(data: bytes | str) -> Any:
     raw = data.encode() if isinstance(data, str) else data
     if not may_hold_big_int(raw.translate(_DIGITS)):
         return orjson.loads(raw)
+    return loads_exact(raw)
+
+
+def loads_exact(raw: bytes) -> Any:
+    """JSON text read with the standard parser, which keeps integers beyond 64 bits (`loads`
+    takes it when a scan says the text may hold one). ValueError as `loads`; nesting beyond the
+    parser's depth says "depth"."""
     try:
         return json.loads(raw, parse_constant=_not_json_constant)
     except RecursionError:
-        raise ValueError("JSON nested too deep to read") from None
+        raise ValueError("JSON nested beyond the parser's depth") from None
 
 
 def _not_json_constant(name: str) -> Any:

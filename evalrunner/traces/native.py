@@ -14,7 +14,14 @@ from typing import Any
 
 import orjson
 
-from ..jsonvalue import RECORD_DEPTH, json_kind, loads, may_hold_big_int, too_deep
+from ..jsonvalue import (
+    RECORD_DEPTH,
+    json_kind,
+    loads,
+    loads_exact,
+    may_hold_big_int,
+    too_deep,
+)
 from ..jsonvalue import dumps as json_dumps
 from ..model import MISSING, Call, Run, TraceError
 from .lines import too_deep_message
@@ -35,12 +42,9 @@ def decode(line: bytes, source: str) -> Any:
     """
     scan = line.translate(_SCAN)
     try:
-        if may_hold_big_int(scan):
-            value = json.loads(line, parse_constant=_not_json_constant)
-        else:
-            value = orjson.loads(line)
-    except (orjson.JSONDecodeError, ValueError, RecursionError) as e:
-        if "depth" in str(e) or isinstance(e, RecursionError):
+        value = loads_exact(line) if may_hold_big_int(scan) else orjson.loads(line)
+    except ValueError as e:  # orjson's JSONDecodeError is one
+        if "depth" in str(e):
             return _too_deep(source)
         return not_json(line, source)
     if scan.count(b"(") > RECORD_DEPTH and too_deep(value, RECORD_DEPTH):
@@ -50,10 +54,6 @@ def decode(line: bytes, source: str) -> Any:
 
 def _too_deep(source: str) -> TraceError:
     return TraceError(source, too_deep_message())
-
-
-def _not_json_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def parse_line(line: bytes, source: str) -> Run | TraceError:
