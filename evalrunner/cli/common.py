@@ -21,7 +21,7 @@ from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElaps
 from ..model import InputError
 from ..summary import Summary
 from ..traces import AUTO, BUILTINS, Reading
-from ..traces.lines import MAX_LINE_BYTES, read_under
+from ..traces.lines import MAX_LINE_BYTES, inside, read_under
 from ..write.table import data_console as data_console  # the listings print through it too
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT = 0, 1, 2
@@ -183,7 +183,8 @@ def output_stream(
                 "what is read; write the output elsewhere"
             )
     for name in config:  # the tools and cases: a .json(l) file in their folder is read as one
-        if _same_file(path, Path(name)) or _in_folder(path, Path(name), (".json", ".jsonl")):
+        in_folder = path.name.endswith((".json", ".jsonl")) and inside(path, Path(name))
+        if _same_file(path, Path(name)) or in_folder:
             raise fail(
                 f"--output {str(path)!r} is read as input (tools and cases are read from "
                 f"{str(name)!r}): writing it would destroy or add to them; write the output "
@@ -254,17 +255,6 @@ def keep_previous(output: Path | None, code: int) -> None:
     """End a command that wrote to `output` with `code`: exit 2 leaves a file output as it was."""
     if output is not None and code == EXIT_INPUT:
         raise NotWritten(code)
-
-
-def _in_folder(path: Path, folder: Path, suffixes: tuple[str, ...]) -> bool:
-    try:
-        return (
-            folder.is_dir()
-            and path.name.endswith(suffixes)
-            and path.resolve().is_relative_to(folder.resolve())
-        )
-    except OSError:
-        return False
 
 
 def _same_file(a: Path, b: Path) -> bool:

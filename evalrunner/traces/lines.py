@@ -146,12 +146,12 @@ def read_under(path: str | Path, inputs: Iterable[str | Path]) -> str | None:
     p = Path(path)
     if not p.is_file() or not p.name.endswith(TRACE_SUFFIXES) or _holds_results(p):
         return None
-    real = Path(_real(p))
-    for name in inputs:
-        root = Path(name)
-        if str(name) != STDIN and root.is_dir() and real.is_relative_to(_real(root)):
-            return str(name)
-    return None
+    return next((str(n) for n in inputs if str(n) != STDIN and inside(p, Path(n))), None)
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """Whether `path` (existing or not) lies under the directory `folder`, links resolved."""
+    return folder.is_dir() and Path(_real(path)).is_relative_to(_real(folder))
 
 
 RESULTS_FILE = (
