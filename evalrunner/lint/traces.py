@@ -24,7 +24,7 @@ def read_traces(
     runs = calls = with_norms = unreadable = 0
     called = dict.fromkeys(tools, 0)
     skipped: list[Skipped] = []
-    trace_files(paths := list(paths), skipped=skipped)  # what score would leave out, and why
+    files = trace_files(paths, skipped=skipped)  # as score lists them, and what it leaves out
     for s in skipped:
         out.append(
             finding(
@@ -36,7 +36,7 @@ def read_traces(
                 "move anything else out of the traces folder",
             )
         )
-    for item in read_runs(paths, reading=reading):
+    for item in read_runs(files, reading=reading):
         if isinstance(item, TraceError):
             unreadable += 1
             continue
