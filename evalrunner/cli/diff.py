@@ -15,6 +15,7 @@ from rich.text import Text
 from ..diff import SHAPES, DiffResult, describe_test
 from ..diff import diff as run_diff
 from ..traces.lines import MAX_LINE_BYTES
+from ..words import counted
 from ..write.diff_html import render_diff
 from ..write.results import dumps
 from .common import (
@@ -271,12 +272,12 @@ def _render_suspects(result: DiffResult, console: Console) -> None:
 def _render_flips(result: DiffResult, console: Console) -> None:
     flips = result.flips
     if result.pairing == "run_id":
-        what = f"{_n(len(flips), 'run')} changed verdict"
+        what = f"{counted(len(flips), 'run')} changed verdict"
     else:
-        what = f"{_n(len(flips), 'case')} changed true pass fraction"
+        what = f"{counted(len(flips), 'case')} changed true pass fraction"
         if result.reported_only:
             what += (
-                f" ({_n(result.reported_only, 'more case')} changed only their exact-match pass "
+                f" ({counted(result.reported_only, 'more case')} changed only their exact-match pass "
                 "fraction: not flips)"
             )
     console.print(Text.assemble(("Flips", "bold"), f": {what}"))
@@ -297,10 +298,6 @@ def _render_flips(result: DiffResult, console: Console) -> None:
     if len(flips) > MAX_FLIPS_SHOWN:
         console.print(f"… and {len(flips) - MAX_FLIPS_SHOWN:,} more (--format json lists them all)")
     console.print()
-
-
-def _n(n: int, unit: str) -> str:
-    return f"{n:,} {unit}" + ("" if n == 1 else "s")
 
 
 def _value(v: Any) -> str:

@@ -13,6 +13,7 @@ from rich.text import Text
 from ..lint import CODES, Finding, LintReport
 from ..lint import lint as run_lint
 from ..traces.lines import MAX_LINE_BYTES
+from ..words import counted
 from ..write.results import dumps
 from .common import (
     EXIT_THRESHOLD,
@@ -129,8 +130,8 @@ def render(report: LintReport, console: Console) -> None:
                 console.print(Text(part))
         console.print()
     counts = [
-        _plural(report.count("error"), "error"),
-        _plural(report.count("warning"), "warning"),
+        counted(report.count("error"), "error"),
+        counted(report.count("warning"), "warning"),
         f"{report.count('info')} info",
     ]
     tail = f" ({report.ignored} ignored)" if report.ignored else ""
@@ -140,8 +141,8 @@ def render(report: LintReport, console: Console) -> None:
     if c.calls is not None:
         share = c.call_share_with_norms or 0.0
         text = (
-            f"calls to them: {share:.1%} of {_plural(c.calls, 'call')} in "
-            f"{_plural(c.runs or 0, 'run')} of the traces"
+            f"calls to them: {share:.1%} of {counted(c.calls, 'call')} in "
+            f"{counted(c.runs or 0, 'run')} of the traces"
         )
         console.print(text, overflow="fold")
         if c.unreadable_lines:
@@ -156,7 +157,3 @@ def _wrap(text: str, width: int, *, breaks: bool = True) -> list[str]:
         return textwrap.wrap(text, width, initial_indent=INDENT, subsequent_indent=INDENT) or [""]
     room = width - len(INDENT)
     return [INDENT + text[i : i + room] for i in range(0, len(text), room)]
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")

@@ -19,6 +19,7 @@ from .. import __version__
 from ..jsonvalue import MISSING, short_json
 from ..jsonvalue import dumps as json_dumps
 from ..model import NormSpec
+from ..words import counted
 from .encodings import PIN
 from .model import (
     AlternateSuggestion,
@@ -140,11 +141,7 @@ def _pct(part: int, whole: int) -> str:
 
 
 def _runs(n: int) -> str:
-    return _plural(n, "run")
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{_n(n)} {noun}" + ("" if n == 1 else "s")
+    return counted(n, "run")
 
 
 def render_table(report: Report, sources: Iterable[str], console: Console) -> None:
@@ -152,8 +149,8 @@ def render_table(report: Report, sources: Iterable[str], console: Console) -> No
     console.print(
         Text.assemble(
             ("evalrun suggest", "bold"),
-            f" · {_plural(s.runs, 'run')} · {', '.join(sources)}",
-            (f" · {_plural(s.unscoreable, 'unscoreable line')}" if s.unscoreable else ""),
+            f" · {counted(s.runs, 'run')} · {', '.join(sources)}",
+            (f" · {counted(s.unscoreable, 'unscoreable line')}" if s.unscoreable else ""),
         )
     )
     console.print()
@@ -168,11 +165,11 @@ def render_table(report: Report, sources: Iterable[str], console: Console) -> No
         _para(
             console,
             f"{rate} now; {_pct(after, s.runs)} ({_n(after)}) with "
-            f"{_plural(len(safe), 'suggestion')} without risk below applied.",
+            f"{counted(len(safe), 'suggestion')} without risk below applied.",
         )
         _para(
             console,
-            f"Applied all at once, the {_plural(len(scored), 'suggestion')} below would pass the "
+            f"Applied all at once, the {counted(len(scored), 'suggestion')} below would pass the "
             f"calls of {_runs(report.gains_if_all_applied)} that fail now (the sum of their "
             f"gains: {_n(sum(x.gains for x in scored))}).",
         )
@@ -233,7 +230,7 @@ def _suggestion(console: Console, x: Scored) -> None:
         _para(console, "others: " + _others(x), BODY, "dim")
     if isinstance(x, DefaultSuggestion) and x.others:
         top = x.evidence.calls or 0
-        seen = ", ".join(f"{short_json(v, 40)} in {_plural(n, 'call')}" for v, n in x.others)
+        seen = ", ".join(f"{short_json(v, 40)} in {counted(n, 'call')}" for v, n in x.others)
         tie = " (a tie: check which the tool documents)" if x.others[0][1] >= top else ""
         _para(console, f"also left out with another value: {seen}{tie}", BODY, "dim")
     if isinstance(x, AlternateSuggestion):

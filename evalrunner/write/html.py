@@ -28,6 +28,7 @@ from .. import __version__
 from ..jsonvalue import kept
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary.trials import shown_ks
+from ..words import plural
 from . import Output, WriterFormat
 from .explain import explain, falsely_failed
 from .page import (
@@ -44,7 +45,6 @@ from .page import (
     num,
     pairs,
     pct,
-    runs_word,
     safe_json_bytes,
     share,
     stacked,
@@ -316,10 +316,10 @@ def _headline(s: dict[str, Any]) -> str:
     )
     reported_passed = runs - (rep.get("failed_runs") or 0)
     words = (
-        f"Of {n(rep.get('failed_runs'))} {runs_word(rep.get('failed_runs'))} exact-match failed, "
+        f"Of {n(rep.get('failed_runs'))} {plural(rep.get('failed_runs'), 'run')} exact-match failed, "
         f"{n(v.get('false_failure'))} were correct (false failures); of {n(reported_passed)} it "
         f"passed, {n(v.get('false_pass'))} were wrong (false passes). {n(v.get('fail'))} "
-        f"{runs_word(v.get('fail'))} failed both checks."
+        f"{plural(v.get('fail'), 'run')} failed both checks."
     )
     return (
         f"<section id=headline><h2>Reported vs true</h2><div class=cards>{cards}</div>{chart}"

@@ -16,9 +16,9 @@ from typing import Any
 
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary.trials import shown_ks
+from ..words import counted, plural
 from . import Output, WriterFormat
 from .explain import falsely_failed
-from .page import runs_word
 from .report import ReportWriter, RunJson
 
 MAX_ROWS = 20
@@ -70,15 +70,11 @@ def render(
     v = s.get("verdicts") or {}
     runs = s.get("runs") or 0
     calls = s.get("calls")
-    head = f"### evalrun · {_n(runs)} {runs_word(runs)} · {_n(calls)} call" + (
-        "" if calls == 1 else "s"
-    )
+    head = f"### evalrun · {_n(runs)} {plural(runs, 'run')} · {_n(calls)} {plural(calls, 'call')}"
     if sources:
         head += " · " + ", ".join(md(x) for x in sources)
     if s.get("unscoreable"):
-        head += f" · {_n(s['unscoreable'])} unscoreable line" + (
-            "" if s["unscoreable"] == 1 else "s"
-        )
+        head += f" · {counted(s['unscoreable'], 'unscoreable line')}"
     out = [head, ""]
     out += _table(
         ["", "reported (exact-match)", "true"],
@@ -97,10 +93,10 @@ def render(
     )
     reported_failed = rep.get("failed_runs") or 0
     out += [
-        f"Of {_n(reported_failed)} {runs_word(reported_failed)} exact-match failed, "
+        f"Of {_n(reported_failed)} {plural(reported_failed, 'run')} exact-match failed, "
         f"{_n(v.get('false_failure'))} were correct (false failures); of "
         f"{_n(runs - reported_failed)} it passed, {_n(v.get('false_pass'))} were wrong (false "
-        f"passes). {_n(v.get('fail'))} {runs_word(v.get('fail'))} failed both checks.",
+        f"passes). {_n(v.get('fail'))} {plural(v.get('fail'), 'run')} failed both checks.",
         "",
     ]
     examples = s.get("examples") or {}

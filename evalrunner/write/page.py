@@ -77,11 +77,6 @@ def n(x: Any) -> str:
     return f"{x:,}" if isinstance(x, int) else "–"
 
 
-def runs_word(x: Any) -> str:
-    """ "run" after a count of one, else "runs"."""
-    return "run" if x == 1 else "runs"
-
-
 def pct(rate: Any) -> str:
     """A rate (0 to 1) as the page shows it: `22.1%`."""
     return f"{100 * rate:.1f}%" if isinstance(rate, (int, float)) else "–"

@@ -27,6 +27,7 @@ from ..model import TraceError
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary import Summary
 from ..summary.trials import has_repeats, shown_ks, trials_json
+from ..words import counted
 from . import Output, WriterFormat
 
 SHOW: dict[str, frozenset[str]] = {
@@ -122,18 +123,13 @@ def _n(x: int) -> str:
     return f"{x:,}"
 
 
-def _count(x: int, noun: str) -> str:
-    """`x` `noun`s, the noun singular for one: "1 run", "2 runs"."""
-    return f"{x:,} {noun}" + ("" if x == 1 else "s")
-
-
 def render_summary(summary: Summary, sources: Sequence[str], console: Console) -> None:
     s = summary
     console.print(
         Text.assemble(
             ("evalrun", "bold"),
-            f" · {_count(s.runs, 'run')} · {_count(s.calls, 'call')} · {', '.join(sources)}",
-            (f" · {_count(s.unscoreable, 'unscoreable line')}" if s.unscoreable else ""),
+            f" · {counted(s.runs, 'run')} · {counted(s.calls, 'call')} · {', '.join(sources)}",
+            (f" · {counted(s.unscoreable, 'unscoreable line')}" if s.unscoreable else ""),
         )
     )
     console.print()
@@ -154,9 +150,9 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
     console.print(rates)
     ff, fp = s.verdicts["false_failure"], s.verdicts["false_pass"]
     console.print(
-        f"Of {_count(s.reported_failed_runs, 'run')} exact-match failed, {_n(ff)} were correct "
+        f"Of {counted(s.reported_failed_runs, 'run')} exact-match failed, {_n(ff)} were correct "
         f"(false failures); of {_n(s.runs - s.reported_failed_runs)} it passed, {_n(fp)} were "
-        f"wrong (false passes). {_count(s.verdicts['fail'], 'run')} failed both checks."
+        f"wrong (false passes). {counted(s.verdicts['fail'], 'run')} failed both checks."
     )
     console.print()
     _shape_table(
