@@ -401,12 +401,12 @@ def exchange(record: dict[str, Any]) -> dict[str, Any] | None:
         return {**rest, "input": items, "output": output}
     candidates = response.get("candidates")
     if type(candidates) is list and candidates and type(candidates[0]) is dict:  # Gemini
-        # with automatic function calling, the response's history holds the request's contents
-        # and every call the SDK made; the candidate is the last turn
-        history = next((response[k] for k in AFC_KEYS if type(response.get(k)) is list), None)
-        contents = history if history else request.get("contents")
-        turns = list(contents) if type(contents) is list else []
-        return {**rest, "contents": [*turns, candidates[0].get("content")]}
+        # the gemini format reads a response as it is (its candidates, and the automatic
+        # function calling history, which holds the request's contents and every call made)
+        contents = request.get("contents")
+        given = {"contents": contents} if type(contents) is list else {}
+        answer = {k: response[k] for k in (*AFC_KEYS, "candidates") if k in response}
+        return {**rest, **given, **answer}
     # A response in no shape read here (streamed text, an error body, a failed response without
     # output): not a conversation to score as one without calls.
     return None
