@@ -14,7 +14,7 @@ from .. import __version__
 from ..read.settings import discover
 from . import diff, lint, norms, report, score, suggest
 from .audit import app as audit_app
-from .common import input_errors
+from .common import SETTINGS_FILE, input_errors
 
 try:  # typer vendors its own click from 0.2x on: its exceptions are not click's
     from typer import _click as click
@@ -65,6 +65,7 @@ def _main(
         settings = discover(Path.cwd())
     if settings is None:
         return
+    ctx.meta[SETTINGS_FILE] = _shown(settings.file)
     command = ctx.command.get_command(ctx, ctx.invoked_subcommand)  # type: ignore[attr-defined]
     if command is not None:
         ctx.default_map = {ctx.invoked_subcommand: _defaults(settings, command, ctx)}
@@ -79,6 +80,14 @@ def _defaults(settings: Any, command: Any, ctx: typer.Context) -> dict[str, Any]
     for name in getattr(command, "commands", {}):
         found[name] = _defaults(settings, command.commands[name], ctx)
     return found
+
+
+def _shown(file: Path) -> str:
+    """The settings file as messages name it: relative to the current folder when below it."""
+    try:
+        return str(file.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(file)
 
 
 app.command("score")(score.score)

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..diff import SHAPES, DiffResult, describe_test
+from ..diff import SHAPES, DiffResult, describe_test, gates
 from ..diff import diff as run_diff
 from ..traces.lines import MAX_LINE_BYTES
 from ..words import counted
@@ -25,9 +25,11 @@ from .common import (
     OutputOpt,
     RunKeyOpt,
     TraceFormatOpt,
+    check_rate,
     data_console,
     fail,
     input_errors,
+    named,
     output_stream,
     reading_of,
     stderr,
@@ -94,9 +96,35 @@ def diff(
     fail_on_regression: Annotated[
         bool,
         typer.Option(
-            "--fail-on-regression",
+            "--fail-on-regression/--no-fail-on-regression",
             help="Exit 1 when the true verdicts got worse and the paired test's p is below "
             "--alpha, for CI.",
+        ),
+    ] = False,
+    fail_above_delta: Annotated[
+        float | None,
+        typer.Option(
+            "--fail-above-delta",
+            metavar="D",
+            help="Exit 1 when the true run failure rate rose by more than D, a fraction (0.05 "
+            "for 5 points): a gate a small suite can trip.",
+            show_default=False,
+        ),
+    ] = None,
+    fail_on_case_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-case-regression/--no-fail-on-case-regression",
+            help="Exit 1 when any case's true pass share fell (each is listed), whatever the "
+            "pairing.",
+        ),
+    ] = False,
+    fail_on_suspect: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-suspect/--no-fail-on-suspect",
+            help="Exit 1 when a rule newly creates false passes: calls newly match through it "
+            "while the recorded world says the run failed, or its replies differ.",
         ),
     ] = False,
     alpha: Annotated[
@@ -127,11 +155,13 @@ def diff(
     tree is not touched). Runs pair by run_id when both sides hold the same runs,
     else cases by case_id. More: docs/diff.md.
 
-    Exit codes: 0 done; 1 --fail-on-regression and the true verdicts got
-    significantly worse; 2 unusable input.
+    Exit codes: 0 done; 1 a gate fired (--fail-on-regression: the true verdicts
+    got significantly worse; --fail-above-delta, --fail-on-case-regression,
+    --fail-on-suspect); 2 unusable input. Each gate can be set in [tool.evalrun].
     """
     if not 0 < alpha < 1:
         raise fail(f"--alpha must be between 0 and 1 (exclusive), not {alpha:g}")
+    check_rate(fail_above_delta, named("fail_above_delta", "--fail-above-delta"))
     with input_errors():
         result = run_diff(
             old,
@@ -166,8 +196,35 @@ def diff(
                 "failed: doubt the rule before trusting the new passes",
             )
         )
-    if fail_on_regression and result.regressed(alpha):
-        err.print(Text(f"the true verdicts got worse: {describe_test(result, alpha)}"))
+    fired = [
+        g
+        for g in (
+            gates.regression(result, alpha, named("fail_on_regression", "--fail-on-regression"))
+            if fail_on_regression
+            else None,
+            gates.delta_above(
+                result, fail_above_delta, named("fail_above_delta", "--fail-above-delta")
+            )
+            if fail_above_delta is not None
+            else None,
+            gates.case_regression(
+                result, named("fail_on_case_regression", "--fail-on-case-regression")
+            )
+            if fail_on_case_regression
+            else None,
+            gates.diff_suspects(result, named("fail_on_suspect", "--fail-on-suspect"))
+            if fail_on_suspect
+            else None,
+        )
+        if g is not None
+    ]
+    if fail_on_regression and not fired:
+        why = gates.cannot_fire(result, alpha)
+        if why is not None:
+            err.print(Text(f"note: --fail-on-regression: {why}"), soft_wrap=True)
+    for g in fired:
+        err.print(Text(g.message), soft_wrap=True)
+    if fired:
         raise typer.Exit(code=EXIT_THRESHOLD)
 
 

@@ -27,6 +27,7 @@ from .common import (
     fail,
     input_errors,
     keep_previous,
+    named,
     output_stream,
     parse_jobs,
     progress,
@@ -63,6 +64,15 @@ def score(
             "(0.15 for 15%), for CI.",
         ),
     ] = None,
+    fail_on_suspect: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-suspect/--no-fail-on-suspect",
+            help="Exit 1 when a rule may be creating false passes: a normalizer suspect (calls "
+            "matched through it while the recorded world says the run failed) or a rule whose "
+            "replies differ.",
+        ),
+    ] = False,
     strict: Annotated[
         bool, typer.Option("--strict", help="Exit 2 when any trace record cannot be scored.")
     ] = False,
@@ -122,8 +132,8 @@ def score(
 
     Reads tool schemas (--tools), cases (--cases) and traces; prints the true-vs-reported table,
     or one results document (--format json), or one run a line then the summary (--format jsonl).
-    Exit codes: 0 done; 1 --fail-above crossed; 2 unusable input (or, with --strict, any
-    unreadable trace line).
+    Exit codes: 0 done; 1 --fail-above crossed (or --fail-on-suspect fired); 2 unusable input
+    (or, with --strict, any unreadable trace line).
     """
     paths = traces or ["traces"]
     writer_format = WRITERS[format.value]
@@ -133,7 +143,7 @@ def score(
         )
     if limit is not None and show is None:
         raise fail("--limit counts the runs --show lists: add --show (failures, for instance)")
-    check_rate(fail_above)
+    check_rate(fail_above, named("fail_above", "--fail-above"))
     n_jobs = parse_jobs(jobs)
     with input_errors():
         reading = reading_of(
@@ -167,6 +177,8 @@ def score(
                     exclude=[output] if output is not None else [],
                     group_by=group_by,
                 )
-            code = verdict_exit(summary, strict=strict, fail_above=fail_above)
+            code = verdict_exit(
+                summary, strict=strict, fail_above=fail_above, fail_on_suspect=fail_on_suspect
+            )
             keep_previous(output, code)
     raise typer.Exit(code=code)
