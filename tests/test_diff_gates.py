@@ -279,3 +279,44 @@ def test_diff_fail_on_suspect(months):
 def test_reply_evidence_is_read_defensively(evidence, fired):
     summary = {} if evidence is None else {"reply_evidence": evidence}
     assert replies_differ(summary) == fired
+
+
+# ------------------------------------------------------------------------------ the README's job
+
+
+def _job_commands() -> list[list[str]]:
+    import re
+    import shlex
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    job = re.search(r"### In CI: a GitHub Actions job.*?```yaml\n(.*?)```", readme, re.S)
+    assert job is not None
+    lines = [line.strip() for line in job.group(1).splitlines()]
+    found = []
+    for line in lines:
+        line = line.removeprefix("run: ")
+        if line.startswith("evalrun "):
+            found.append(shlex.split(line.split(">>")[0].replace("${{ github.base_ref }}", "main")))
+    return found
+
+
+def test_the_readme_job_uses_the_new_gates_with_options_that_exist():
+    import typer.main
+
+    commands = _job_commands()
+    flags = {f for c in commands for f in c if f.startswith("--")}
+    assert {"--fail-above-delta", "--fail-on-case-regression", "--fail-on-suspect"} <= flags
+    group = typer.main.get_command(app)
+    for argv in commands:
+        command = group.commands[argv[1]]  # type: ignore[attr-defined]
+        known = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+        unknown = [f for f in argv if f.startswith("--") and f not in known]
+        assert not unknown, (argv, unknown)
+
+
+def test_every_setting_is_in_the_readme():
+    from evalrunner.read.settings import KEYS
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    keys = readme[readme.index("The keys are") :].split(".")[0]
+    assert [k for k in KEYS if f"`{k}`" not in keys] == []
