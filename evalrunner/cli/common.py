@@ -21,6 +21,7 @@ from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElaps
 from ..diff import gates
 from ..model import InputError
 from ..summary import Summary
+from ..summary.groups import NO_GROUP
 from ..traces import AUTO, BUILTINS, Reading
 from ..traces.lines import MAX_LINE_BYTES, inside, read_under
 from ..words import counted
@@ -375,7 +376,10 @@ def verdict_exit(
         fail(_nothing_scored(summary))
         return EXIT_INPUT
     if strict and summary.unscoreable:
-        fail(f"--strict: {summary.unscoreable:,} trace records could not be scored")
+        fail(f"--strict: {counted(summary.unscoreable, 'trace record')} could not be scored")
+        return EXIT_INPUT
+    if strict and summary.group_by is not None and set(summary.groups) == {NO_GROUP}:
+        fail(f"--strict: --group-by {summary.group_by} is found in no run")
         return EXIT_INPUT
     code = EXIT_OK
     if fail_above is not None:

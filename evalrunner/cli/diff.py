@@ -186,7 +186,8 @@ def diff(
     for name, side in (("OLD", result.old), ("NEW", result.new)):
         unscoreable = side.summary.get("unscoreable") or 0
         if unscoreable and side.kind != "results":
-            err.print(Text(f"{name}: {unscoreable} trace lines could not be scored (not compared)"))
+            lines = counted(unscoreable, "trace line")
+            err.print(Text(f"{name}: {lines} could not be scored (not compared)"))
     if result.suspect_rules:
         rules = ", ".join(f"{s.norm} on {s.tool}.{s.param}" for s in result.suspect_rules)
         err.print(
@@ -244,8 +245,8 @@ def render(result: DiffResult, alpha: float, console: Console) -> None:
     if unpaired_old or unpaired_new:
         console.print(
             Text(
-                f"  not paired: {unpaired_old} {result.unit}s only in OLD, "
-                f"{unpaired_new} only in NEW (left out of the flips and the test)"
+                f"  not paired: {counted(unpaired_old, result.unit)} only in OLD, "
+                f"{unpaired_new:,} only in NEW (left out of the flips and the test)"
             )
         )
     console.print()

@@ -115,8 +115,9 @@ class RunResult(NamedTuple):
     effects: tuple[EffectResult, ...]
     suspects: tuple[tuple[str, str, str], ...]
     """(tool, parameter, normalizer) for runs that matched only through a rule and failed an effect."""
-    group: str | None = None
-    """`--group-by`: the run's value of the grouping field (`groups.group_of`); None ungrouped."""
+    group: str | tuple[str, ...] | None = None
+    """`--group-by`: the run's group (`summary.groups`): a name, or the names of each group it
+    counts in (`case.tags`); None ungrouped."""
     internal_error: str | None = None
     """A verdict the grader cannot explain, which is a bug of the grader (a false failure without
     a shape): the summary reports it as an internal error. None for every run graded right."""

@@ -30,6 +30,10 @@ class NativeRecord(NamedTuple):
 
     record: dict[str, Any]
     source: str
+    logged: Any = None
+    """The record as it was logged, when the native one was read from another format (or, for
+    a format whose runs span lines, the values found at `GroupKeys.group_key`): where
+    `--group-by` looks first (`traces.groups.group_value`)."""
 
 
 class Grouper(Protocol):
@@ -57,6 +61,9 @@ class GroupKeys:
 
     case_key: str | None = None
     run_key: str | None = None
+    group_key: str | None = None
+    """`--group-by`: a span attribute (dotted) whose value, on any span, is kept as the run's
+    `NativeRecord.logged` `{group_key: value}`."""
 
 
 Calls = Callable[[dict[str, Any]], "list[dict[str, Any]] | str"]

@@ -239,11 +239,20 @@ def _get(s: dict[str, Any], *path: str) -> Any:
     return value
 
 
+def _graded_of(s: dict[str, Any]) -> str:
+    """`calls`, or `graded calls of N` when `extra` calls were left out (`words.graded_calls`)."""
+    calls, made = s.get("calls"), s.get("all_calls")
+    if not isinstance(made, int) or made == calls:
+        return plural(calls, "call")
+    return f"graded {plural(calls, 'call')} of {made:,}"
+
+
 def _header(s: dict[str, Any], sources: Sequence[str]) -> str:
     parts = [
         f"{num(('runs',), n(s.get('runs')))} runs",
-        f"{num(('calls',), n(s.get('calls')))} calls",
-        f"{num(('unscoreable',), n(s.get('unscoreable')))} unscoreable lines",
+        f"{num(('calls',), n(s.get('calls')))} {_graded_of(s)}",
+        f"{num(('unscoreable',), n(s.get('unscoreable')))} "
+        f"{plural(s.get('unscoreable'), 'unscoreable line')}",
     ]
     if sources:
         parts.append("from " + ", ".join(f"<code>{esc(x)}</code>" for x in sources))

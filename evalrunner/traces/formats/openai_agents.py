@@ -120,7 +120,7 @@ class AgentsGrouper(TraceGrouper[dict[str, Any], _Trace]):
             "calls": calls,
             "meta": {"trace_id": trace.trace_id, "workflow": trace.trace.get("workflow_name")},
         }
-        return NativeRecord(native, trace.source)
+        return NativeRecord(native, trace.source, trace.trace)  # --group-by: the trace object
 
 
 def _generation(trace: _Trace, data: dict[str, Any], start: int | None) -> int:
