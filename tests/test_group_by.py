@@ -270,3 +270,53 @@ def test_merging_bounded_summaries_in_order_keeps_what_one_pass_keeps():
         assert merged.to_json() == whole.to_json(), cut
     assert sorted(whole.groups) == ["(other)", "a", "b", "c"]
     assert whole.groups["(other)"].runs == 5
+
+
+# ------------------------------------------------------------------------------ diff --group-by
+
+
+def test_diff_group_by_gives_each_groups_rates_and_flips(project):
+    def run(i: int, model: str, q: str, prefix: str = "o") -> dict:
+        return anthropic("a" if i % 2 else "b", model, q, f"{prefix}{i}")
+
+    models = ["m1", "m2", "m2", "m1"] * 2
+    old = [run(i, m, "a" if i % 2 else "b") for i, m in enumerate(models)]
+    # m2's runs of case b now fail; m1's do not
+    new = [
+        run(i, m, "x" if (m == "m2" and i % 2 == 0) else ("a" if i % 2 else "b"), "n")
+        for i, m in enumerate(models)
+    ]
+    write(project / "old" / "t.jsonl", jsonl(old))
+    write(project / "new" / "t.jsonl", jsonl(new))
+    result = invoke("diff", "old", "new", "--group-by", "model", "--format", "json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["group_by"] == "model"
+    groups = out["groups"]
+    assert sorted(groups) == ["m1", "m2"]
+    assert groups["m1"]["old"] == {"runs": 4, "true_failed_runs": 0}
+    assert groups["m1"]["new"] == {"runs": 4, "true_failed_runs": 0}
+    assert groups["m1"]["flips"] == []
+    assert groups["m2"]["new"] == {"runs": 4, "true_failed_runs": 2}
+    assert [f["key"] for f in groups["m2"]["flips"]] == ["b"]
+    table = invoke("diff", "old", "new", "--group-by", "model")
+    assert "By model" in table.stdout
+    assert "m2 0.0% (0) 50.0% (2) +50.0 pts 1 0 1" in words(table.stdout)
+
+
+def test_diff_group_by_with_a_results_file_scored_without_it_exits_2(project):
+    write(project / "traces" / "t.jsonl", jsonl([anthropic("a", "m1", "a", "r1")]))
+    assert invoke("score", "traces", "--format", "json", "--output", "plain.json").exit_code == 0
+    result = invoke("diff", "plain.json", "traces", "--group-by", "model")
+    assert result.exit_code == 2
+    assert (
+        "OLD (plain.json) is a results file scored without --group-by: its runs have no group by "
+        "model; score it again with --group-by model" in words(result.stderr)
+    )
+    grouped = invoke(
+        "score", "traces", "--group-by", "model", "--format", "json", "--output", "g.json"
+    )
+    assert grouped.exit_code == 0
+    again = invoke("diff", "g.json", "traces", "--group-by", "model", "--format", "json")
+    assert again.exit_code == 0, again.output
+    assert list(json.loads(again.stdout)["groups"]) == ["m1"]

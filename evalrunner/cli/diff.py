@@ -142,6 +142,17 @@ def diff(
             "the same runs.",
         ),
     ] = PairingChoice.auto,
+    group_by: Annotated[
+        str | None,
+        typer.Option(
+            "--group-by",
+            metavar="KEY",
+            help="Also compare per group, as score --group-by KEY groups runs: each group's "
+            "true failure rates, flips and test. A results file side must have been scored "
+            "with the same --group-by.",
+            show_default=False,
+        ),
+    ] = None,
     trace_format: TraceFormatOpt = None,
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
@@ -171,6 +182,7 @@ def diff(
             traces=traces,
             pairing=pairing.value,
             reading=reading_of(trace_format, case_key, run_key, max_line_bytes),
+            group_by=group_by,
         )
     with output_stream(output, inputs=[old, new, traces], config=[tools, cases]) as out:
         if format is DiffFormat.json:
@@ -290,6 +302,7 @@ def render(result: DiffResult, alpha: float, console: Console) -> None:
         console.print(shapes)
         console.print()
 
+    _render_groups(result, console)
     _render_suspects(result, console)
     _render_flips(result, console)
     console.print(
@@ -304,6 +317,31 @@ _TEST_NAMES = {
     "exact_mcnemar": "exact McNemar over runs",
     "exact_sign": "exact sign test over cases",
 }
+
+
+def _render_groups(result: DiffResult, console: Console) -> None:
+    """`--group-by`: each group's true run failure rate on both sides, its flips and its test."""
+    if result.group_by is None:
+        return
+    console.print(Text.assemble(("By ", "bold"), (result.group_by, "bold")))
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("group", overflow="fold")
+    for col in ("old true", "new true", "change", "flips", "improved", "regressed", "p"):
+        table.add_column(col, justify="right")
+    for name, g in result.groups:
+        t = g.test
+        table.add_row(
+            Text(name),
+            _rate_cell(g.old.failed("true"), g.old.n_runs),
+            _rate_cell(g.new.failed("true"), g.new.n_runs),
+            _points(g.delta()["true_run_failure_rate"]),
+            f"{len(g.flips):,}",
+            f"{t.improved:,}",
+            f"{t.regressed:,}",
+            f"{float(t.p_value):.2g}",
+        )
+    console.print(table)
+    console.print()
 
 
 def _render_suspects(result: DiffResult, console: Console) -> None:
