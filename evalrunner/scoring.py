@@ -17,7 +17,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .grade.grader import Grader, RunResult
+from .grade.grader import PER_CALL, Grader, RunResult
 from .grade.norms import Normalizer, load_registry
 from .model import Case, InputError, Tool, TraceError
 from .read.cases import load_cases, unknown_tools
@@ -60,8 +60,11 @@ class Config:
     """What is usable but likely wrong: a case step naming a tool no schema defines."""
 
 
-def load_config(tools_dir: str | Path, cases_dir: str | Path) -> Config:
-    """Read tools and cases and compile every rule; InputError for anything unusable."""
+def load_config(
+    tools_dir: str | Path, cases_dir: str | Path, *, reported: str = PER_CALL
+) -> Config:
+    """Read tools and cases and compile every rule; InputError for anything unusable.
+    `reported` is how the reported check reads a run (`grader.REPORTED_READINGS`)."""
     registry = load_registry()
     tools = load_tools(tools_dir)
     if not tools:
@@ -72,7 +75,8 @@ def load_config(tools_dir: str | Path, cases_dir: str | Path) -> Config:
         )
     cases = load_cases(cases_dir)
     warnings = tuple(u.message for u in unknown_tools(cases, tools))
-    return Config(tools, cases, registry, Grader(tools, cases, registry=registry), warnings)
+    grader = Grader(tools, cases, registry=registry, reported=reported)
+    return Config(tools, cases, registry, grader, warnings)
 
 
 def graded(
@@ -150,6 +154,7 @@ def score(
     else:
         _score_parallel(config, files, reading, jobs, out, stdin)
     summary = out.summary.finish()
+    summary.reported_reading = config.grader.reported
     summary.warnings = [*config.warnings, *(str(s) for s in skipped)]
     if group_by is not None and summary.runs and set(summary.groups) == {NO_GROUP}:
         summary.warnings.append(no_group_found(group_by))

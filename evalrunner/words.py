@@ -22,3 +22,18 @@ def graded_calls(graded: int, made: int | None) -> str:
     if made is None or made == graded:
         return counted(graded, "call")
     return f"{graded:,} graded {plural(graded, 'call')} of {made:,}"
+
+
+def reported_legend(reading: str | None) -> str:
+    """What the "reported (exact-match)" number is, said where it is shown: its value moves with
+    each case's `match` mode, and the default reading forgives exact repeats."""
+    if reading == "list":
+        return (
+            "reported: the whole call list equal, as JSON, to the case's first accepted sequence, "
+            "repeats and errored attempts and all (--reported list)"
+        )
+    return (
+        "reported: the case's first accepted sequence held against the calls under the case's "
+        "match mode, each call checked exactly on its own, so an exact repeat passes "
+        "(--reported list compares the whole call list)"
+    )

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from ..grade.grader import REPORTED_READINGS
 from ..scoring import load_config
 from ..scoring import score as run_scoring
 from ..traces.lines import MAX_LINE_BYTES
@@ -39,6 +40,10 @@ ResultsFormat = Enum(  # type: ignore[misc]
     "ResultsFormat", [(name, name) for name in WRITERS], type=str
 )
 TABLE = ResultsFormat("table")
+Reported = Enum(  # type: ignore[misc]
+    "Reported", [(name.replace("-", "_"), name) for name in REPORTED_READINGS], type=str
+)
+PER_CALL_READING = Reported("per-call")
 Show = Enum("Show", [(name.replace("-", "_"), name) for name in SHOW], type=str)  # type: ignore[misc]
 
 
@@ -126,6 +131,15 @@ def score(
             show_default=False,
         ),
     ] = None,
+    reported: Annotated[
+        Reported,
+        typer.Option(
+            "--reported",
+            help="How the reported (exact-match) check reads a run: per-call, the case's first "
+            "accepted sequence under its match mode, each call checked on its own (an exact "
+            "repeat passes); list, the whole call list equal to that sequence, repeats and all.",
+        ),
+    ] = PER_CALL_READING,
     jobs: JobsOpt = "1",
 ) -> None:
     """Score recorded runs: the failure rate exact-match reports, the true one, and why they differ.
@@ -154,7 +168,7 @@ def score(
             error_patterns=tuple(error_pattern or ()),
             case_id=case_id,
         )
-        config = load_config(tools, cases)
+        config = load_config(tools, cases, reported=reported.value)
         with output_stream(output, inputs=paths, config=[tools, cases]) as out:
             writer = writer_format.make(
                 Output(

@@ -94,6 +94,7 @@ KEYS: dict[str, Key] = {
     "fail_on_regression": Key(_flag, "true or false"),
     "fail_on_case_regression": Key(_flag, "true or false"),
     "fail_on_suspect": Key(_flag, "true or false"),
+    "reported": Key(lambda v: v if v in ("per-call", "list") else None, '"per-call" or "list"'),
     "jobs": Key(_jobs, 'a whole number of processes (1 or more) or "auto"'),
 }
 """The settings a file may hold, by the name the options take (`--trace-format` is

@@ -109,6 +109,8 @@ class Summary:
     grader, never of the input. Counted apart from unscoreable lines; none in a correct grader."""
     internal: list[tuple[Order, str, str]] = field(default_factory=list)
     """The earliest internal errors: (order, file:line, message)."""
+    reported_reading: str = "per-call"
+    """How the reported check read the runs (`--reported`: `per-call` or `list`)."""
 
     @classmethod
     def for_tools(
@@ -312,6 +314,7 @@ class Summary:
         """The summary object of SPEC "Results JSON"; with `trials` when a case has several
         runs, and `group_by` and `groups` (group -> its summary, by name) under `--group-by`."""
         out = self._json()
+        out["reported_reading"] = self.reported_reading
         if has_repeats(self.trials):
             out["trials"] = trials_json(self.trials)
         if self.group_by is not None:

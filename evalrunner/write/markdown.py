@@ -16,7 +16,7 @@ from typing import Any
 
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary.trials import shown_ks
-from ..words import counted, graded_calls, plural
+from ..words import counted, graded_calls, plural, reported_legend
 from . import Output, WriterFormat
 from .explain import falsely_failed
 from .report import ReportWriter, RunJson
@@ -97,6 +97,7 @@ def render(
             ],
         ],
     )
+    out += ["", f"<sub>{md(reported_legend(s.get('reported_reading')))}</sub>", ""]
     reported_failed = rep.get("failed_runs") or 0
     out += [
         f"Of {_n(reported_failed)} {plural(reported_failed, 'run')} exact-match failed, "

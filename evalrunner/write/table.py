@@ -27,7 +27,7 @@ from ..model import TraceError
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary import Summary
 from ..summary.trials import has_repeats, shown_ks, trials_json
-from ..words import counted, graded_calls
+from ..words import counted, graded_calls, reported_legend
 from . import Output, WriterFormat
 
 SHOW: dict[str, frozenset[str]] = {
@@ -148,6 +148,7 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
         f"{_pct(s.true_failed_calls, s.calls)} ({_n(s.true_failed_calls)})",
     )
     console.print(rates)
+    console.print(Text(reported_legend(s.reported_reading), style="dim"))
     ff, fp = s.verdicts["false_failure"], s.verdicts["false_pass"]
     console.print(
         f"Of {counted(s.reported_failed_runs, 'run')} exact-match failed, {_n(ff)} were correct "
