@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from .. import __version__
+from ..grade.norms import configure_plugins
 from ..read.settings import discover
 from . import diff, lint, norms, report, score, suggest
 from .audit import app as audit_app
@@ -61,11 +62,14 @@ def _main(
     # still wins, and every command gets them the same way, by the names of its own parameters.
     if ctx.resilient_parsing or ctx.invoked_subcommand is None:
         return
+    configure_plugins(())  # one invocation's settings never leak into the next (tests, embedders)
     with input_errors():
         settings = discover(Path.cwd())
     if settings is None:
         return
     ctx.meta[SETTINGS_FILE] = _shown(settings.file)
+    # Named now, imported by the commands that need rules (a broken plugin stops only those).
+    configure_plugins(settings.values.get("plugins", ()))
     command = ctx.command.get_command(ctx, ctx.invoked_subcommand)  # type: ignore[attr-defined]
     if command is not None:
         ctx.default_map = {ctx.invoked_subcommand: _defaults(settings, command, ctx)}

@@ -160,7 +160,9 @@ def _report_sample(sheet: Sheet, output: Path, *, page: bool = False) -> None:
         )
     else:
         err.print(
-            Text(f"Drew {' and '.join(parts)} (seed {h.seed}) into {output}; label each run, then: ")
+            Text(
+                f"Drew {' and '.join(parts)} (seed {h.seed}) into {output}; label each run, then: "
+            )
             + Text(f"evalrun audit score {output}", style="bold"),
             soft_wrap=True,
         )

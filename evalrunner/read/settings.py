@@ -94,6 +94,9 @@ KEYS: dict[str, Key] = {
     "fail_on_regression": Key(_flag, "true or false"),
     "fail_on_case_regression": Key(_flag, "true or false"),
     "fail_on_suspect": Key(_flag, "true or false"),
+    "plugins": Key(
+        _paths, "a path or a list of paths of .py files defining normalizers", path=True
+    ),
     "reported": Key(lambda v: v if v in ("per-call", "list") else None, '"per-call" or "list"'),
     "jobs": Key(_jobs, 'a whole number of processes (1 or more) or "auto"'),
 }
