@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -51,15 +52,22 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=2000)
     parser.add_argument("--tools", type=int, default=500)
     parser.add_argument("--format", default="table")
+    parser.add_argument(
+        "--code",
+        help="a folder holding another version's evalrunner package (git archive REV | tar -x), "
+        "to measure it instead of this one",
+    )
     args = parser.parse_args()
-    evalrun = Path(sys.executable).parent / "evalrun"
+    env = {**os.environ, **({"PYTHONPATH": args.code} if args.code else {})}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         corpus(root, args.groups, args.tools)
         start = time.monotonic()
         done = subprocess.run(
-            [str(evalrun), "score", "traces", "--group-by", "meta.g", "--format", args.format],
+            [sys.executable, "-m", "evalrunner", "score", "traces", "--group-by", "meta.g"]
+            + ["--format", args.format],
             cwd=root,
+            env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
