@@ -63,9 +63,9 @@ def main() -> None:
         root = Path(tmp)
         corpus(root, args.groups, args.tools)
         start = time.monotonic()
+        command = [sys.executable, "-m", "evalrunner", "score", "traces", "--group-by", "meta.g"]
         done = subprocess.run(
-            [sys.executable, "-m", "evalrunner", "score", "traces", "--group-by", "meta.g"]
-            + ["--format", args.format],
+            [*command, "--format", args.format],
             cwd=root,
             env=env,
             stdout=subprocess.DEVNULL,
