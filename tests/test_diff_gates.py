@@ -318,5 +318,5 @@ def test_every_setting_is_in_the_readme():
     from evalrunner.read.settings import KEYS
 
     readme = (Path(__file__).parent.parent / "README.md").read_text()
-    keys = readme[readme.index("The keys are") :].split(".")[0]
+    keys = readme[readme.index("The keys are") :].split("\n\n")[0]
     assert [k for k in KEYS if f"`{k}`" not in keys] == []

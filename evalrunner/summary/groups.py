@@ -21,7 +21,7 @@ import orjson
 
 from ..jsonvalue import dumps as json_dumps
 from ..model import MISSING, Case, InputError
-from ..traces.format import NativeRecord
+from ..traces.format import NativeRecord, logged_of
 
 NO_GROUP = "(none)"
 """The group of a run whose record has no value at KEY (absent or null): named, never dropped."""
@@ -79,7 +79,7 @@ def value_at(record: Any, path: Sequence[str]) -> Any:
 def record_value(item: NativeRecord, path: Sequence[str]) -> Any:
     """The value at `path` for one run: in the record as logged, else the native record, else
     its `meta`; MISSING when none has it."""
-    for where in (item.logged, item.record, item.record.get("meta")):
+    for where in (logged_of(item), item.record, item.record.get("meta")):
         if where is not None:
             found = value_at(where, path)
             if found is not MISSING:

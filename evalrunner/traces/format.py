@@ -30,10 +30,25 @@ class NativeRecord(NamedTuple):
 
     record: dict[str, Any]
     source: str
-    logged: Any = None
-    """The record as it was logged, when the native one was read from another format (or, for
+
+
+class LoggedRecord(NativeRecord):
+    """A native run record read from another format, with the record as it was logged (or, for
     a format whose runs span lines, the values found at `GroupKeys.group_key`): where
-    `--group-by` looks first (`traces.groups.group_value`)."""
+    `--group-by` looks first (`summary.groups.record_value`). Still a pair: `record, source =
+    item` holds for every record a reader yields."""
+
+    logged: Any
+
+    def __new__(cls, record: dict[str, Any], source: str, logged: Any = None) -> LoggedRecord:
+        self = super().__new__(cls, record, source)
+        self.logged = logged
+        return self
+
+
+def logged_of(item: NativeRecord) -> Any:
+    """The record as logged behind a native record; None when it is the native record itself."""
+    return getattr(item, "logged", None)  # None for a plain NativeRecord
 
 
 class Grouper(Protocol):

@@ -21,6 +21,7 @@ from .format import (
     Grouper,
     GroupKeys,
     LastLinesOf,
+    LoggedRecord,
     NativeRecord,
     Path,
     TraceFormat,
@@ -312,7 +313,7 @@ class TraceReader:
             "world": record.get("world"),
             "meta": record.get("meta"),
         }
-        yield NativeRecord(native, source, record)
+        yield LoggedRecord(native, source, record)
 
     def _records(self, items: list[dict[str, Any]]) -> list[TraceFormat] | None:
         """The formats of a list that is a list of records (some of them recognised by a

@@ -18,7 +18,7 @@ from dateutil.parser import isoparse
 from ...jsonvalue import dumps as json_dumps
 from ...jsonvalue import json_kind, loads
 from ...model import TraceError
-from ..format import GroupKeys, NativeRecord, TraceFormat
+from ..format import GroupKeys, LoggedRecord, NativeRecord, TraceFormat
 from ._grouping import GroupLimits, Trace, TraceGrouper
 from ._pairing import id_key
 from .spans import CONVENTIONS, Span, SpanConvention
@@ -179,7 +179,7 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
         }
         key = self.group_key
         logged = {key: trace.ids[key]} if key is not None and key in trace.ids else None
-        return NativeRecord(native, trace.source, logged)
+        return LoggedRecord(native, trace.source, logged)
 
 
 def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
