@@ -100,6 +100,13 @@ def test_the_table_says_which_reading_it_shows(project):
     )
     md = CliRunner().invoke(app, ["score", "--format", "markdown", "--reported", "list"])
     assert "(--reported list)" in md.stdout
+    page = CliRunner().invoke(
+        app, ["score", "--format", "html", "--output", "r.html", "--reported", "list"]
+    )
+    assert page.exit_code == 0
+    assert (
+        "repeats and errored attempts and all (--reported list)" in (project / "r.html").read_text()
+    )
 
 
 def test_the_reading_is_a_setting(project):

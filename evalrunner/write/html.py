@@ -28,7 +28,7 @@ from .. import __version__
 from ..jsonvalue import kept
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary.trials import shown_ks
-from ..words import plural
+from ..words import plural, reported_legend
 from . import Output, WriterFormat
 from .explain import explain, falsely_failed
 from .page import (
@@ -332,6 +332,7 @@ def _headline(s: dict[str, Any]) -> str:
     )
     return (
         f"<section id=headline><h2>Reported vs true</h2><div class=cards>{cards}</div>{chart}"
+        f"<p class=muted>{esc(reported_legend(s.get('reported_reading')))}</p>"
         f"<h3>Runs by verdict</h3>{verdicts}<p>{esc(words)}</p></section>"
     )
 
