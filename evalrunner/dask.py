@@ -34,7 +34,7 @@ import dask.bag as db
 import fsspec
 from dask.delayed import delayed
 
-from .scoring import Config, graded
+from .scoring import Config, graded, span_key
 from .summary import Summary
 from .traces import TRACE_SUFFIXES, LastLines, Reading, TraceInput, stream_lines, trace_files
 
@@ -101,7 +101,7 @@ def _score_partition(
 ) -> list[Summary]:
     # One reader per partition: OpenTelemetry traces are grouped within a file (across files, a
     # span arriving after its trace was scored is only recognized when both share a partition).
-    reader = reading.reader()
+    reader = reading.reader(group_key=span_key(group_by))
     summary = Summary.for_tools(config.tools, group_by=group_by)
     for file_no, name in files:
         lines, last_lines = _lines(name, storage_options)

@@ -146,6 +146,8 @@ class Case:
     match: MatchMode = "exact"
     effects: tuple[Effect, ...] = ()
     input: str = ""
+    tags: tuple[str, ...] = ()
+    """Labels a user gives the case (`--group-by case.tags`: a group per tag)."""
     source: str = ""
     file: str = field(default="", compare=False)
     """The file the case was read from."""

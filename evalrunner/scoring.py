@@ -17,13 +17,23 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .grade.grader import Grader, RunResult
+from .grade.grader import PER_CALL, Grader, RunResult
 from .grade.norms import Normalizer, load_registry
 from .model import Case, InputError, Tool, TraceError
 from .read.cases import load_cases, unknown_tools
 from .read.tools import load_tools
 from .summary import Summary
-from .summary.groups import NO_GROUP, group_of, parse_key
+from .summary.groups import (
+    MAX_GROUPS,
+    NO_GROUP,
+    OTHER_GROUP,
+    by_case,
+    case_group,
+    group_name,
+    no_group_found,
+    parse_key,
+    record_value,
+)
 from .traces import GroupingSeen, Reading, TraceInput, TraceReader, trace_files
 from .traces.format import LastLinesOf
 from .traces.lines import MAX_LINE_BYTES, Skipped, block_lines, read_blocks
@@ -50,8 +60,11 @@ class Config:
     """What is usable but likely wrong: a case step naming a tool no schema defines."""
 
 
-def load_config(tools_dir: str | Path, cases_dir: str | Path) -> Config:
-    """Read tools and cases and compile every rule; InputError for anything unusable."""
+def load_config(
+    tools_dir: str | Path, cases_dir: str | Path, *, reported: str = PER_CALL
+) -> Config:
+    """Read tools and cases and compile every rule; InputError for anything unusable.
+    `reported` is how the reported check reads a run (`grader.REPORTED_READINGS`)."""
     registry = load_registry()
     tools = load_tools(tools_dir)
     if not tools:
@@ -62,7 +75,8 @@ def load_config(tools_dir: str | Path, cases_dir: str | Path) -> Config:
         )
     cases = load_cases(cases_dir)
     warnings = tuple(u.message for u in unknown_tools(cases, tools))
-    return Config(tools, cases, registry, Grader(tools, cases, registry=registry), warnings)
+    grader = Grader(tools, cases, registry=registry, reported=reported)
+    return Config(tools, cases, registry, grader, warnings)
 
 
 def graded(
@@ -82,16 +96,18 @@ def graded(
             yield item if isinstance(item, TraceError) else grade(item.record, item.source)
         return
     path = parse_key(group_by)
+    cases = config.cases if by_case(path) else None
     for item in records:
         if isinstance(item, TraceError):
             yield item
             continue
         result = grade(item.record, item.source)
-        yield (
-            result
-            if isinstance(result, TraceError)
-            else result._replace(group=group_of(item.record, path))
-        )
+        if isinstance(result, TraceError):
+            yield result
+        elif cases is not None:
+            yield result._replace(group=case_group(cases.get(result.case_id), path[1]))
+        else:
+            yield result._replace(group=group_name(record_value(item, path)))
 
 
 def score(
@@ -125,7 +141,7 @@ def score(
     if group_by is not None:
         parse_key(group_by)  # a bad key is unusable input before anything is read
     reading = reading or Reading()
-    reader = reading.reader()
+    reader = reading.reader(group_key=span_key(group_by))
     skipped: list[Skipped] = []
     files = trace_files(paths, skipped=skipped, exclude=exclude)
     out = _Out(config, writer, progress, group_by)
@@ -138,17 +154,24 @@ def score(
     else:
         _score_parallel(config, files, reading, jobs, out, stdin)
     summary = out.summary.finish()
+    summary.reported_reading = config.grader.reported
     summary.warnings = [*config.warnings, *(str(s) for s in skipped)]
     if group_by is not None and summary.runs and set(summary.groups) == {NO_GROUP}:
+        summary.warnings.append(no_group_found(group_by))
+    if summary.folded:
         summary.warnings.append(
-            f"--group-by {group_by}: no run has a value there, so every run is in {NO_GROUP}; "
-            "a run keeps its record's case_id, run_id, world and meta (meta.model, say), and "
-            "runs read from other formats keep only those"
+            f"--group-by {group_by}: {len(summary.folded):,} groups past the first "
+            f"{MAX_GROUPS:,} (by their first run) are summed in the group {OTHER_GROUP}"
         )
     summary.files = len(files)
     if writer is not None:
         writer.close(summary)
     return summary
+
+
+def span_key(group_by: str | None) -> str | None:
+    """The key a grouping format (spans) keeps for `--group-by`: none for a `case.` field."""
+    return None if group_by is None or by_case(parse_key(group_by)) else group_by
 
 
 class _Out:
@@ -163,14 +186,16 @@ class _Out:
     ) -> None:
         self.config = config
         self.group_by = group_by
-        self.summary = self.new_summary()
+        self.summary = Summary.for_tools(config.tools, group_by=group_by)
         self.writer = writer
         self.encoder = writer.encoder if writer is not None else None
         self.progress = progress
         self.lines = 0
 
     def new_summary(self) -> Summary:
-        return Summary.for_tools(self.config.tools, group_by=self.group_by)
+        """A batch's summary: unbounded in groups (a batch is small), merged into the bounded
+        whole in input order, so that the groups kept are the same with any --jobs."""
+        return Summary.for_tools(self.config.tools, group_by=self.group_by, max_groups=None)
 
     def take(self, file_no: int, first: int, results: Iterable[Item]) -> None:
         """Summarize graded records of file `file_no`, numbered from `first`, and hand them to
@@ -219,7 +244,7 @@ def _score_parallel(
     writes, from becoming the bottleneck (unpickling a RunResult costs more than grading it).
     A file that turns out to hold records of a grouping format is read here, from that batch on.
     """
-    reader = reading.reader()
+    reader = reading.reader(group_key=span_key(out.group_by))
     batches = _Batches(files, stdin, reading.max_line_bytes)
     pending: deque[tuple[_Batch, Any]] = deque()
 
@@ -354,7 +379,7 @@ class _Worker:
         group_by: str | None,
     ):
         self.config = config
-        self.reader = reading.reader(grouping=False)
+        self.reader = reading.reader(grouping=False, group_key=span_key(group_by))
         self.encode = encode
         self.group_by = group_by
 
@@ -372,7 +397,7 @@ def _grade_batch(batch: _Batch) -> tuple[Summary, Any] | None:
     when it holds records of a grouping format."""
     w = _worker
     assert w is not None, "the pool's initializer sets up each worker"
-    part = Summary.for_tools(w.config.tools, group_by=w.group_by)
+    part = Summary.for_tools(w.config.tools, group_by=w.group_by, max_groups=None)
     results: list[Item] = []
     try:
         lines = batch.lines()

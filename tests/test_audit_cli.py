@@ -262,6 +262,7 @@ def test_score_compares_the_labels_with_evalrun_numbers_by_hand(corpus):
         "rate": 0.7143,
         "kappa": 0.4167,
         "matrix": {"correct": {"pass": 2, "fail": 1}, "wrong": {"pass": 1, "fail": 3}},
+        "left_out_changed": 0,
     }
     leads = {d["run_id"]: d for d in doc["disagreements"]}
     assert leads.keys() == {"r2", "r3"}
@@ -442,8 +443,15 @@ def test_a_sheet_whose_traces_changed_is_scored_with_a_warning_naming_what_chang
         "the traces changed since the sheet was sampled (a.jsonl modified); the runs are scored "
         "as they are now",
         f"run r1 (sheet line {r1_line}) is not the run that was read: its calls changed; read it "
-        "again",
+        "again (left out of the agreement and kappa until then)",
     ]
+    # r1's label judged another recording: not counted for or against evalrun
+    assert doc["agreement"]["left_out_changed"] == 1
+    assert doc["agreement"]["runs"] == doc["sample"]["labelled"] - 1
+    matrix = doc["agreement"]["matrix"]
+    assert sum(sum(row.values()) for row in matrix.values()) == doc["agreement"]["runs"]
+    table = run("score", "sheet.jsonl")
+    assert "1 labelled run left out: changed since sampling" in " ".join(table.stdout.split())
     assert result.stderr.startswith(
         "warning: the traces changed since the sheet was sampled (a.jsonl modified)"
     )
@@ -571,3 +579,41 @@ def test_the_json_has_specs_keys_in_specs_places(corpus):
         "missing rule, default or alternate",
         "a rule to doubt or a missing effect assertion",
     }
+
+
+def test_the_page_says_what_to_score_the_downloaded_sheet_with(corpus):
+    result = run(
+        "sample",
+        "--failures",
+        "2",
+        "--passes",
+        "2",
+        "--seed",
+        "1",
+        "--format",
+        "html",
+        "--output",
+        "audit.html",
+    )
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.stderr.split())
+    # the page writes no audit.jsonl beside itself: the browser downloads it
+    assert "press Save (the browser downloads audit.jsonl), then: evalrun audit score " in said
+    assert "~/Downloads/audit.jsonl (the path your browser saved it to)" in said
+    assert not Path("audit.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("result", "shown"),
+    [
+        ('{"ok": true}', '{"ok":true}'),  # JSON text: shown as JSON, never as an escaped string
+        ("not found", "not found"),
+        ("{not json", "{not json"),
+        ({"ok": True}, '{"ok":true}'),
+        ([1, 2], "[1,2]"),
+    ],
+)
+def test_the_page_shows_a_tool_reply_once_escaped(result, shown):
+    from evalrunner.audit.page import _call
+
+    assert _call({"tool": "t", "args": {}, "result": result})["result"] == shown

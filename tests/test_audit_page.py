@@ -135,6 +135,7 @@ def test_a_reviewer_labels_every_run_saves_and_audit_score_reads_it(page, corpus
         "rate": 0.7143,
         "kappa": 0.4167,
         "matrix": {"correct": {"pass": 2, "fail": 1}, "wrong": {"pass": 1, "fail": 3}},
+        "left_out_changed": 0,
     }
     notes = {d["run_id"]: d["note"] for d in doc["disagreements"]}
     assert notes == {

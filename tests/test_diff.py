@@ -397,8 +397,8 @@ def test_rerecorded_traces_pair_by_case(tmp_path, monkeypatch):
     text = words(result.stdout)
     assert "Flips: 2 cases changed true pass fraction" in text
     assert "a 33% → 100%" in text
-    assert "not paired: 1 cases only in OLD, 0 only in NEW" in text
-    assert "NEW: 1 trace lines could not be scored" in words(result.stderr)
+    assert "not paired: 1 case only in OLD, 0 only in NEW" in text
+    assert "NEW: 1 trace line could not be scored" in words(result.stderr)
 
 
 # By hand: 9 cases better, 1 worse: P(X <= 1), X ~ Bin(10, 1/2) = (1 + 10) / 1024; p = 22 / 1024.

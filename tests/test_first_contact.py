@@ -86,7 +86,7 @@ def test_strict_names_itself(tmp_path):
     (tmp_path / "a.jsonl").write_text(RUN + "\nnot json\n")
     result = score(str(tmp_path), "--strict")
     assert result.exit_code == 2
-    assert "error: --strict: 1 trace records could not be scored" in one_line(result.stderr)
+    assert "error: --strict: 1 trace record could not be scored" in one_line(result.stderr)
 
 
 # ----------------------------------------------------------------------- unknown tools

@@ -735,7 +735,7 @@ def test_cli_traces_coverage_line(tmp_path):
     assert result.stdout == (
         "0 errors, 0 warnings, 0 info\n"
         "tools with rules: 1 of 1\n"
-        "calls to them: 100.0% of 1 call in 1 run of the traces\n"
+        "calls to them: 100.0% of 1 call recorded in 1 run of the traces\n"
         "unreadable trace lines: 1 (evalrun score lists them)\n"
     )
 

@@ -105,3 +105,115 @@ def test_a_plugin_that_fails_to_load_is_named(tmp_path, monkeypatch):
         "normalizer plugin 'broken' (evalrun_phone:make_broken) failed to load: "
         "RuntimeError: no phone book"
     )
+
+
+# ------------------------------------------------------------- a local plugin module, by path
+
+LOCAL = """
+from evalrunner import Normalizer
+
+
+def _digits(value):
+    if type(value) is not str:
+        raise ValueError("not text")
+    return "".join(ch for ch in value if ch.isdigit())
+
+
+digits = Normalizer("digits", "encoding", _digits, "a text compared by its digits")
+"""
+
+
+def local_project(tmp_path, monkeypatch, plugin: str = LOCAL) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "rules.py").write_text(plugin)
+    (tmp_path / "pyproject.toml").write_text('[tool.evalrun]\nplugins = ["evals/rules.py"]\n')
+    tool = {
+        "name": "call_back",
+        "parameters": {
+            "type": "object",
+            "properties": {"phone": {"type": "string", "x-eval-norm": "digits"}},
+        },
+    }
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "t.json").write_text(json.dumps([tool]))
+    (tmp_path / "cases").mkdir()
+    case = {"id": "c", "accept": [[{"tool": "call_back", "args": {"phone": "555-0100"}}]]}
+    (tmp_path / "cases" / "c.json").write_text(json.dumps([case]))
+    (tmp_path / "traces").mkdir()
+    run = {
+        "run_id": "r1",
+        "case_id": "c",
+        "calls": [{"tool": "call_back", "args": {"phone": "5550100"}}],
+    }
+    (tmp_path / "traces" / "t.jsonl").write_text(json.dumps(run) + "\n")
+
+
+def test_a_local_plugin_module_named_in_the_settings_grades(tmp_path, monkeypatch):
+    local_project(tmp_path, monkeypatch)
+    result = CliRunner().invoke(app, ["score", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    run = json.loads(result.stdout)["runs"][0]
+    assert (run["verdict"], run["shape"]) == ("false_failure", "encoding")
+    norms = CliRunner().invoke(app, ["norms", "--format", "json"])
+    assert norms.exit_code == 0, norms.output
+    assert "evals/rules.py:digits" in norms.stdout
+
+
+def test_a_local_plugin_is_read_from_any_folder_below_the_settings(tmp_path, monkeypatch):
+    local_project(tmp_path, monkeypatch)
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    result = CliRunner().invoke(
+        app, ["score", "../traces", "--tools", "../tools", "--cases", "../cases"]
+    )
+    assert result.exit_code == 0, result.output
+
+
+def test_a_local_plugin_that_clashes_with_a_built_in_is_refused(tmp_path, monkeypatch):
+    local_project(tmp_path, monkeypatch, LOCAL.replace('Normalizer("digits"', 'Normalizer("month"'))
+    result = CliRunner().invoke(app, ["score"])
+    assert result.exit_code == 2
+    assert (
+        "normalizer plugin 'month' (evals/rules.py:digits) clashes with the built-in"
+        in " ".join(result.stderr.split())
+    )
+
+
+def test_an_unimportable_local_plugin_is_one_message_and_only_where_rules_are_needed(
+    tmp_path, monkeypatch
+):
+    local_project(tmp_path, monkeypatch)
+    assert (
+        CliRunner().invoke(app, ["score", "--format", "json", "--output", "r.json"]).exit_code == 0
+    )
+    (tmp_path / "evals" / "rules.py").write_text("import no_such_module_here\n")
+    result = CliRunner().invoke(app, ["score", "--format", "json", "--output", "r.json"])
+    assert result.exit_code == 2
+    said = " ".join(result.stderr.split())
+    assert said == (
+        "error: plugin module 'evals/rules.py' (the settings' plugins) cannot be imported: "
+        "ModuleNotFoundError: No module named 'no_such_module_here'"
+    )
+    for command in (["lint"], ["norms"], ["suggest"]):
+        assert CliRunner().invoke(app, command).exit_code == 2, command
+    # report renders saved results: it needs no rule, so the broken plugin does not stop it
+    report = CliRunner().invoke(app, ["report", "r.json", "--format", "markdown"])
+    assert report.exit_code == 0, report.output
+
+
+def test_a_missing_plugin_file_is_named(tmp_path, monkeypatch):
+    local_project(tmp_path, monkeypatch)
+    (tmp_path / "pyproject.toml").write_text('[tool.evalrun]\nplugins = "evals/nope.py"\n')
+    result = CliRunner().invoke(app, ["score"])
+    assert result.exit_code == 2
+    assert "plugin module 'evals/nope.py' (the settings' plugins): no such file" in " ".join(
+        result.stderr.split()
+    )
+
+
+def test_a_plugin_module_without_a_normalizer_is_named(tmp_path, monkeypatch):
+    local_project(tmp_path, monkeypatch, "x = 1\n")
+    result = CliRunner().invoke(app, ["score"])
+    assert result.exit_code == 2
+    assert "defines no evalrunner.Normalizer at its top level" in " ".join(result.stderr.split())

@@ -112,6 +112,16 @@ class Audit:
         return sum(c["unlabelled"] for c in self.counts.values())
 
     @property
+    def compared(self) -> int:
+        """Labelled runs in the agreement: the labelled ones whose record did not change."""
+        return sum(sum(row.values()) for row in self.matrix.values())
+
+    @property
+    def changed_labelled(self) -> int:
+        """Labelled runs left out of the agreement: their record changed since sampling."""
+        return self.labelled - self.compared
+
+    @property
     def agree(self) -> int:
         return self.matrix["correct"]["pass"] + self.matrix["wrong"]["fail"]
 
@@ -151,7 +161,8 @@ class Audit:
             e = changed.entry
             out.append(
                 f"run {e.run_id} (sheet line {e.line}) is not the run that was read: its "
-                f"{' and '.join(changed.what)} changed; read it again"
+                f"{' and '.join(changed.what)} changed; read it again (left out of the agreement "
+                "and kappa until then)"
             )
         return out
 
@@ -181,9 +192,10 @@ class Audit:
             },
             "measured": {"runs": self.summary.runs, **self.measured()},
             "agreement": {
-                "runs": self.labelled,
+                "runs": self.compared,
                 "agree": self.agree,
-                "rate": _round(self.agree / self.labelled if self.labelled else None),
+                "rate": _round(self.agree / self.compared if self.compared else None),
+                "left_out_changed": self.changed_labelled,
                 "kappa": _round(self.kappa),
                 "matrix": {label: dict(row) for label, row in self.matrix.items()},
             },
@@ -271,9 +283,13 @@ def compare(
     counts = {s: {"correct": 0, "wrong": 0, "unlabelled": 0} for s in STRATA}
     matrix = {label: {"pass": 0, "fail": 0} for label in ("correct", "wrong")}
     disagreements = []
+    # A run whose record changed since sampling is not the run the reviewer read: its label says
+    # nothing about evalrun's verdict on it now. It is left out of the agreement, as a run no
+    # longer in the traces would be, and counted and listed (`changed.runs`).
+    changed = {c.entry.line for c in changed_runs}
     for e in entries:
         counts[e.stratum][e.label or "unlabelled"] += 1
-        if e.label is None:
+        if e.label is None or e.line in changed:
             continue
         result = results[e.line]
         matrix[e.label]["pass" if result.true_pass else "fail"] += 1

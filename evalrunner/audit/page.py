@@ -70,6 +70,21 @@ def pretty(value: Any) -> str:
     return json_dumps(value, option=orjson.OPT_INDENT_2).decode()
 
 
+def _reply(result: Any) -> str:
+    """A tool's reply for a person: a text reply as its text, not as a JSON string literal (a
+    reply `'{"ok": true}'` is shown `{"ok": true}`, never `"{\\"ok\\": true}"`); a text that
+    holds a JSON object or list is shown as that JSON, laid out."""
+    if type(result) is not str:
+        return pretty(result)
+    text = result.strip()
+    if text[:1] in ("{", "["):
+        try:
+            return pretty(loads(text))
+        except ValueError:
+            pass
+    return result
+
+
 def view(run: Mapping[str, Any]) -> dict[str, Any]:
     """What the page shows of a run's line, every value already rendered as text."""
     evalrun = run.get("evalrun")
@@ -123,7 +138,7 @@ def _call(raw: Any) -> dict[str, Any]:
         "tool": call_tool(raw) or "?",
         "args": args if type(args) is str else pretty(args),
         "note": note,
-        "result": None if result is MISSING else pretty(result),
+        "result": None if result is MISSING else _reply(result),
         "errored": is_errored(raw, result),
         "other": pretty(other) if other else None,
     }

@@ -90,9 +90,17 @@ def _agreement(audit: Audit, console: Console) -> None:
         console.print("[bold]Agreement[/bold]: no labelled runs yet")
         return
     kappa = "undefined" if audit.kappa is None else f"{audit.kappa:.2f}"
+    left_out = audit.changed_labelled
+    rate = f" ({_pct(audit.agree / audit.compared)})" if audit.compared else ""
     console.print(
-        f"[bold]Agreement[/bold]: {_n(audit.agree)} of {_n(audit.labelled)} labelled runs "
-        f"({_pct(audit.agree / audit.labelled)}), Cohen's kappa {kappa}"
+        f"[bold]Agreement[/bold]: {_n(audit.agree)} of {_n(audit.compared)} labelled runs"
+        f"{rate}, Cohen's kappa {kappa}"
+        + (
+            f"; {_n(left_out)} labelled {'run' if left_out == 1 else 'runs'} left out: "
+            "changed since sampling (listed in the warnings)"
+            if left_out
+            else ""
+        )
     )
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("read as")

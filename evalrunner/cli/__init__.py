@@ -11,10 +11,11 @@ from typing import Annotated, Any
 import typer
 
 from .. import __version__
+from ..grade.norms import configure_plugins
 from ..read.settings import discover
 from . import diff, lint, norms, report, score, suggest
 from .audit import app as audit_app
-from .common import input_errors
+from .common import SETTINGS_FILE, input_errors
 
 try:  # typer vendors its own click from 0.2x on: its exceptions are not click's
     from typer import _click as click
@@ -61,10 +62,14 @@ def _main(
     # still wins, and every command gets them the same way, by the names of its own parameters.
     if ctx.resilient_parsing or ctx.invoked_subcommand is None:
         return
+    configure_plugins(())  # one invocation's settings never leak into the next (tests, embedders)
     with input_errors():
         settings = discover(Path.cwd())
     if settings is None:
         return
+    ctx.meta[SETTINGS_FILE] = _shown(settings.file)
+    # Named now, imported by the commands that need rules (a broken plugin stops only those).
+    configure_plugins(settings.values.get("plugins", ()))
     command = ctx.command.get_command(ctx, ctx.invoked_subcommand)  # type: ignore[attr-defined]
     if command is not None:
         ctx.default_map = {ctx.invoked_subcommand: _defaults(settings, command, ctx)}
@@ -79,6 +84,14 @@ def _defaults(settings: Any, command: Any, ctx: typer.Context) -> dict[str, Any]
     for name in getattr(command, "commands", {}):
         found[name] = _defaults(settings, command.commands[name], ctx)
     return found
+
+
+def _shown(file: Path) -> str:
+    """The settings file as messages name it: relative to the current folder when below it."""
+    try:
+        return str(file.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(file)
 
 
 app.command("score")(score.score)

@@ -136,20 +136,36 @@ def sample(
                 out.write(render_page(sheet, download=output.with_suffix(".jsonl").name).encode())
             else:
                 out.writelines(sheet.lines())
-    _report_sample(sheet, output)
+    _report_sample(sheet, output, page=format is SheetFormat.html)
 
 
-def _report_sample(sheet: Sheet, output: Path) -> None:
+def _report_sample(sheet: Sheet, output: Path, *, page: bool = False) -> None:
     err = stderr()
     h = sheet.header
     parts = []
     for stratum, what in (("reported_fail", "reported failures"), ("reported_pass", "passes")):
         parts.append(f"{h.drawn[stratum]:,} of {h.population[stratum]:,} {what}")
-    err.print(
-        Text(f"Drew {' and '.join(parts)} (seed {h.seed}) into {output}; label each run, then: ")
-        + Text(f"evalrun audit score {output.with_suffix('.jsonl')}", style="bold"),
-        soft_wrap=True,
-    )
+    if page:
+        # The page never writes a file beside itself: its Save button downloads the labelled
+        # sheet, under this name, wherever the browser puts downloads.
+        saved = output.with_suffix(".jsonl").name
+        err.print(
+            Text(
+                f"Drew {' and '.join(parts)} (seed {h.seed}) into {output}; open it, label each "
+                f"run, press Save (the browser downloads {saved}), then: "
+            )
+            + Text(f"evalrun audit score ~/Downloads/{saved}", style="bold")
+            + Text(" (the path your browser saved it to)"),
+            soft_wrap=True,
+        )
+    else:
+        err.print(
+            Text(
+                f"Drew {' and '.join(parts)} (seed {h.seed}) into {output}; label each run, then: "
+            )
+            + Text(f"evalrun audit score {output}", style="bold"),
+            soft_wrap=True,
+        )
     errors = h.errors
     if not errors:
         return

@@ -18,11 +18,21 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
+from ..diff import gates
 from ..model import InputError
 from ..summary import Summary
+from ..summary.groups import NO_GROUP
 from ..traces import AUTO, BUILTINS, Reading
 from ..traces.lines import MAX_LINE_BYTES, inside, read_under
+from ..words import counted
 from ..write.table import data_console as data_console  # the listings print through it too
+
+try:  # typer vendors its own click from 0.2x on: its contexts are not click's
+    from typer._click.core import ParameterSource
+    from typer._click.globals import get_current_context
+except ImportError:  # pragma: no cover (older typer)
+    from click.core import ParameterSource  # type: ignore[assignment]
+    from click.globals import get_current_context  # type: ignore[no-redef]
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT = 0, 1, 2
 
@@ -317,6 +327,21 @@ class _Progress:
 # ------------------------------------------------------------------------------ exit codes
 
 
+SETTINGS_FILE = "evalrun.settings"
+"""Where the root context's `meta` keeps the settings file in force (`cli._main` puts it)."""
+
+
+def named(param: str, flag: str) -> str:
+    """How to name an option's value in a message: the flag, or, when the value came from the
+    settings file, the setting and its file (`fail_above in evalrun.toml`): a user who never
+    typed --fail-above must be told where the threshold is."""
+    ctx = get_current_context(silent=True)
+    if ctx is None or ctx.get_parameter_source(param) is not ParameterSource.DEFAULT_MAP:
+        return flag
+    file = ctx.meta.get(SETTINGS_FILE)
+    return f"{param} in {file}" if file is not None else flag
+
+
 def check_rate(rate: float | None, flag: str = "--fail-above") -> None:
     """A rate flag takes a fraction: 39 for 39% is a usage error that says so."""
     if rate is None or 0.0 <= rate <= 1.0:
@@ -325,10 +350,17 @@ def check_rate(rate: float | None, flag: str = "--fail-above") -> None:
     raise fail(f"{flag} takes a fraction from 0 to 1, not {rate:g}{hint}")
 
 
-def verdict_exit(summary: Summary, *, strict: bool = False, fail_above: float | None = None) -> int:
+def verdict_exit(
+    summary: Summary,
+    *,
+    strict: bool = False,
+    fail_above: float | None = None,
+    fail_on_suspect: bool = False,
+) -> int:
     """The exit code of a scoring, with what decided it said on stderr: 2 when no run was scored
     (a broken path or logger must not pass CI) or, with --strict, when a record could not be
-    scored; 1 when the true run failure rate is above --fail-above; else 0."""
+    scored; 1 when the true run failure rate is above --fail-above, or with --fail-on-suspect
+    when a rule may be creating false passes; else 0."""
     err = stderr()
     for warning in summary.warnings:
         err.print(f"warning: {warning}", markup=False, soft_wrap=True, highlight=False)
@@ -344,15 +376,32 @@ def verdict_exit(summary: Summary, *, strict: bool = False, fail_above: float | 
         fail(_nothing_scored(summary))
         return EXIT_INPUT
     if strict and summary.unscoreable:
-        fail(f"--strict: {summary.unscoreable:,} trace records could not be scored")
+        fail(f"--strict: {counted(summary.unscoreable, 'trace record')} could not be scored")
         return EXIT_INPUT
+    if strict and summary.group_by is not None and set(summary.groups) == {NO_GROUP}:
+        fail(f"--strict: --group-by {summary.group_by} is found in no run")
+        return EXIT_INPUT
+    code = EXIT_OK
     if fail_above is not None:
         rate = summary.true_failed_runs / summary.runs
         if rate > fail_above:
             a, b = _distinct_percentages(rate, fail_above)
-            err.print(f"true run failure rate {a} is above --fail-above {b}")
-            return EXIT_THRESHOLD
-    return EXIT_OK
+            flag = named("fail_above", "--fail-above")
+            err.print(f"true run failure rate {a} is above {flag} {b}", markup=False)
+            code = EXIT_THRESHOLD
+    if fail_on_suspect:
+        fired = gates.suspect_gate(
+            [
+                f"{norm} on {tool}.{param} ({counted(runs, 'run')})"
+                for (tool, param, norm), runs in sorted(summary.suspects.items())
+            ],
+            gates.replies_differ(summary.to_json()),
+            named("fail_on_suspect", "--fail-on-suspect"),
+        )
+        if fired is not None:
+            err.print(fired.message, markup=False, soft_wrap=True, highlight=False)
+            code = EXIT_THRESHOLD
+    return code
 
 
 def _nothing_scored(summary: Summary) -> str:

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..diff import SHAPES, DiffResult, describe_test
+from ..diff import SHAPES, DiffResult, describe_test, gates
 from ..diff import diff as run_diff
 from ..traces.lines import MAX_LINE_BYTES
 from ..words import counted
@@ -25,9 +25,11 @@ from .common import (
     OutputOpt,
     RunKeyOpt,
     TraceFormatOpt,
+    check_rate,
     data_console,
     fail,
     input_errors,
+    named,
     output_stream,
     reading_of,
     stderr,
@@ -94,9 +96,35 @@ def diff(
     fail_on_regression: Annotated[
         bool,
         typer.Option(
-            "--fail-on-regression",
+            "--fail-on-regression/--no-fail-on-regression",
             help="Exit 1 when the true verdicts got worse and the paired test's p is below "
             "--alpha, for CI.",
+        ),
+    ] = False,
+    fail_above_delta: Annotated[
+        float | None,
+        typer.Option(
+            "--fail-above-delta",
+            metavar="D",
+            help="Exit 1 when the true run failure rate rose by more than D, a fraction (0.05 "
+            "for 5 points): a gate a small suite can trip.",
+            show_default=False,
+        ),
+    ] = None,
+    fail_on_case_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-case-regression/--no-fail-on-case-regression",
+            help="Exit 1 when any case's true pass share fell (each is listed), whatever the "
+            "pairing.",
+        ),
+    ] = False,
+    fail_on_suspect: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-suspect/--no-fail-on-suspect",
+            help="Exit 1 when a rule newly creates false passes: calls newly match through it "
+            "while the recorded world says the run failed, or its replies differ.",
         ),
     ] = False,
     alpha: Annotated[
@@ -114,6 +142,17 @@ def diff(
             "the same runs.",
         ),
     ] = PairingChoice.auto,
+    group_by: Annotated[
+        str | None,
+        typer.Option(
+            "--group-by",
+            metavar="KEY",
+            help="Also compare per group, as score --group-by KEY groups runs: each group's "
+            "true failure rates, flips and test. A results file side must have been scored "
+            "with the same --group-by.",
+            show_default=False,
+        ),
+    ] = None,
     trace_format: TraceFormatOpt = None,
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
@@ -127,11 +166,13 @@ def diff(
     tree is not touched). Runs pair by run_id when both sides hold the same runs,
     else cases by case_id. More: docs/diff.md.
 
-    Exit codes: 0 done; 1 --fail-on-regression and the true verdicts got
-    significantly worse; 2 unusable input.
+    Exit codes: 0 done; 1 a gate fired (--fail-on-regression: the true verdicts
+    got significantly worse; --fail-above-delta, --fail-on-case-regression,
+    --fail-on-suspect); 2 unusable input. Each gate can be set in [tool.evalrun].
     """
     if not 0 < alpha < 1:
         raise fail(f"--alpha must be between 0 and 1 (exclusive), not {alpha:g}")
+    check_rate(fail_above_delta, named("fail_above_delta", "--fail-above-delta"))
     with input_errors():
         result = run_diff(
             old,
@@ -141,6 +182,7 @@ def diff(
             traces=traces,
             pairing=pairing.value,
             reading=reading_of(trace_format, case_key, run_key, max_line_bytes),
+            group_by=group_by,
         )
     with output_stream(output, inputs=[old, new, traces], config=[tools, cases]) as out:
         if format is DiffFormat.json:
@@ -156,7 +198,8 @@ def diff(
     for name, side in (("OLD", result.old), ("NEW", result.new)):
         unscoreable = side.summary.get("unscoreable") or 0
         if unscoreable and side.kind != "results":
-            err.print(Text(f"{name}: {unscoreable} trace lines could not be scored (not compared)"))
+            lines = counted(unscoreable, "trace line")
+            err.print(Text(f"{name}: {lines} could not be scored (not compared)"))
     if result.suspect_rules:
         rules = ", ".join(f"{s.norm} on {s.tool}.{s.param}" for s in result.suspect_rules)
         err.print(
@@ -166,8 +209,35 @@ def diff(
                 "failed: doubt the rule before trusting the new passes",
             )
         )
-    if fail_on_regression and result.regressed(alpha):
-        err.print(Text(f"the true verdicts got worse: {describe_test(result, alpha)}"))
+    fired = [
+        g
+        for g in (
+            gates.regression(result, alpha, named("fail_on_regression", "--fail-on-regression"))
+            if fail_on_regression
+            else None,
+            gates.delta_above(
+                result, fail_above_delta, named("fail_above_delta", "--fail-above-delta")
+            )
+            if fail_above_delta is not None
+            else None,
+            gates.case_regression(
+                result, named("fail_on_case_regression", "--fail-on-case-regression")
+            )
+            if fail_on_case_regression
+            else None,
+            gates.diff_suspects(result, named("fail_on_suspect", "--fail-on-suspect"))
+            if fail_on_suspect
+            else None,
+        )
+        if g is not None
+    ]
+    if fail_on_regression and not fired:
+        why = gates.cannot_fire(result, alpha)
+        if why is not None:
+            err.print(Text(f"note: --fail-on-regression: {why}"), soft_wrap=True)
+    for g in fired:
+        err.print(Text(g.message), soft_wrap=True)
+    if fired:
         raise typer.Exit(code=EXIT_THRESHOLD)
 
 
@@ -187,8 +257,8 @@ def render(result: DiffResult, alpha: float, console: Console) -> None:
     if unpaired_old or unpaired_new:
         console.print(
             Text(
-                f"  not paired: {unpaired_old} {result.unit}s only in OLD, "
-                f"{unpaired_new} only in NEW (left out of the flips and the test)"
+                f"  not paired: {counted(unpaired_old, result.unit)} only in OLD, "
+                f"{unpaired_new:,} only in NEW (left out of the flips and the test)"
             )
         )
     console.print()
@@ -232,6 +302,7 @@ def render(result: DiffResult, alpha: float, console: Console) -> None:
         console.print(shapes)
         console.print()
 
+    _render_groups(result, console)
     _render_suspects(result, console)
     _render_flips(result, console)
     console.print(
@@ -246,6 +317,31 @@ _TEST_NAMES = {
     "exact_mcnemar": "exact McNemar over runs",
     "exact_sign": "exact sign test over cases",
 }
+
+
+def _render_groups(result: DiffResult, console: Console) -> None:
+    """`--group-by`: each group's true run failure rate on both sides, its flips and its test."""
+    if result.group_by is None:
+        return
+    console.print(Text.assemble(("By ", "bold"), (result.group_by, "bold")))
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("group", overflow="fold")
+    for col in ("old true", "new true", "change", "flips", "improved", "regressed", "p"):
+        table.add_column(col, justify="right")
+    for name, g in result.groups:
+        t = g.test
+        table.add_row(
+            Text(name),
+            _rate_cell(g.old.failed("true"), g.old.n_runs),
+            _rate_cell(g.new.failed("true"), g.new.n_runs),
+            _points(g.delta()["true_run_failure_rate"]),
+            f"{len(g.flips):,}",
+            f"{t.improved:,}",
+            f"{t.regressed:,}",
+            f"{float(t.p_value):.2g}",
+        )
+    console.print(table)
+    console.print()
 
 
 def _render_suspects(result: DiffResult, console: Console) -> None:

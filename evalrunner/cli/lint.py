@@ -141,7 +141,7 @@ def render(report: LintReport, console: Console) -> None:
     if c.calls is not None:
         share = c.call_share_with_norms or 0.0
         text = (
-            f"calls to them: {share:.1%} of {counted(c.calls, 'call')} in "
+            f"calls to them: {share:.1%} of {counted(c.calls, 'call')} recorded in "
             f"{counted(c.runs or 0, 'run')} of the traces"
         )
         console.print(text, overflow="fold")

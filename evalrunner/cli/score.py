@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from ..grade.grader import REPORTED_READINGS
 from ..scoring import load_config
 from ..scoring import score as run_scoring
 from ..traces.lines import MAX_LINE_BYTES
@@ -27,6 +28,7 @@ from .common import (
     fail,
     input_errors,
     keep_previous,
+    named,
     output_stream,
     parse_jobs,
     progress,
@@ -38,6 +40,10 @@ ResultsFormat = Enum(  # type: ignore[misc]
     "ResultsFormat", [(name, name) for name in WRITERS], type=str
 )
 TABLE = ResultsFormat("table")
+Reported = Enum(  # type: ignore[misc]
+    "Reported", [(name.replace("-", "_"), name) for name in REPORTED_READINGS], type=str
+)
+PER_CALL_READING = Reported("per-call")
 Show = Enum("Show", [(name.replace("-", "_"), name) for name in SHOW], type=str)  # type: ignore[misc]
 
 
@@ -63,6 +69,15 @@ def score(
             "(0.15 for 15%), for CI.",
         ),
     ] = None,
+    fail_on_suspect: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-suspect/--no-fail-on-suspect",
+            help="Exit 1 when a rule may be creating false passes: a normalizer suspect (calls "
+            "matched through it while the recorded world says the run failed) or a rule whose "
+            "replies differ.",
+        ),
+    ] = False,
     strict: Annotated[
         bool, typer.Option("--strict", help="Exit 2 when any trace record cannot be scored.")
     ] = False,
@@ -116,14 +131,23 @@ def score(
             show_default=False,
         ),
     ] = None,
+    reported: Annotated[
+        Reported,
+        typer.Option(
+            "--reported",
+            help="How the reported (exact-match) check reads a run: per-call, the case's first "
+            "accepted sequence under its match mode, each call checked on its own (an exact "
+            "repeat passes); list, the whole call list equal to that sequence, repeats and all.",
+        ),
+    ] = PER_CALL_READING,
     jobs: JobsOpt = "1",
 ) -> None:
     """Score recorded runs: the failure rate exact-match reports, the true one, and why they differ.
 
     Reads tool schemas (--tools), cases (--cases) and traces; prints the true-vs-reported table,
     or one results document (--format json), or one run a line then the summary (--format jsonl).
-    Exit codes: 0 done; 1 --fail-above crossed; 2 unusable input (or, with --strict, any
-    unreadable trace line).
+    Exit codes: 0 done; 1 --fail-above crossed (or --fail-on-suspect fired); 2 unusable input
+    (or, with --strict, any unreadable trace line).
     """
     paths = traces or ["traces"]
     writer_format = WRITERS[format.value]
@@ -133,7 +157,7 @@ def score(
         )
     if limit is not None and show is None:
         raise fail("--limit counts the runs --show lists: add --show (failures, for instance)")
-    check_rate(fail_above)
+    check_rate(fail_above, named("fail_above", "--fail-above"))
     n_jobs = parse_jobs(jobs)
     with input_errors():
         reading = reading_of(
@@ -144,7 +168,7 @@ def score(
             error_patterns=tuple(error_pattern or ()),
             case_id=case_id,
         )
-        config = load_config(tools, cases)
+        config = load_config(tools, cases, reported=reported.value)
         with output_stream(output, inputs=paths, config=[tools, cases]) as out:
             writer = writer_format.make(
                 Output(
@@ -167,6 +191,8 @@ def score(
                     exclude=[output] if output is not None else [],
                     group_by=group_by,
                 )
-            code = verdict_exit(summary, strict=strict, fail_above=fail_above)
+            code = verdict_exit(
+                summary, strict=strict, fail_above=fail_above, fail_on_suspect=fail_on_suspect
+            )
             keep_previous(output, code)
     raise typer.Exit(code=code)

@@ -21,15 +21,17 @@ found.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import BinaryIO
 
 from ..model import InputError
+from ..summary.groups import parse_key
 from ..traces import STDIN, Reading
 from .causes import case_cause, failure_reason, run_cause
 from .git import checkout
 from .pairing import PAIRINGS, by_case, by_run, choose_pairing
-from .result import SHAPES, DiffResult, Flip, Pairing, describe_test
+from .result import SHAPES, DiffResult, Flip, Pairing, describe_test, split_groups
 from .sources import Loader, Side
 from .stats import TestResult, binomial_two_sided, mcnemar_exact, sign_test
 from .suspects import SuspectRule
@@ -73,13 +75,15 @@ def diff(
     cwd: str | Path | None = None,
     stdin: BinaryIO | None = None,
     reading: Reading | None = None,
+    group_by: str | None = None,
 ) -> DiffResult:
     """Read both sides, pair them, and explain every flip.
 
     `tools`, `cases` and `traces` (relative to `cwd`, default the current directory) are where the
     trace sides' rules live and where a revision's own tools, cases and traces are read from. A
     side `-` is read from `stdin` (default: standard input). `reading` says how trace sides are
-    read, as for `scoring.score`.
+    read, as for `scoring.score`. `group_by` (`score --group-by`'s KEY) also compares each group:
+    its rates, flips and test (`DiffResult.groups`), under the pairing the whole diff chose.
     """
     if pairing not in PAIRINGS:
         raise InputError(f"pairing must be one of {', '.join(PAIRINGS)}, not {pairing!r}")
@@ -89,10 +93,23 @@ def diff(
         )
     base = Path(cwd) if cwd is not None else None
     reading = reading or Reading()
-    loader = Loader(Path(tools), Path(cases), Path(traces), base, reading=reading, stdin=stdin)
+    if group_by is not None:
+        parse_key(group_by)
+    loader = Loader(
+        Path(tools),
+        Path(cases),
+        Path(traces),
+        base,
+        reading=reading,
+        stdin=stdin,
+        group_by=group_by,
+    )
     a = loader.load(old, "OLD")
     b = loader.load(new, "NEW")
     chosen, reason = choose_pairing(a, b, pairing)
-    if chosen == "run_id":
-        return by_run(a, b, reason)
-    return by_case(a, b, reason)
+    pair = by_run if chosen == "run_id" else by_case
+    result = pair(a, b, reason)
+    if group_by is None:
+        return result
+    groups = tuple((name, pair(*sides, reason)) for name, sides in split_groups(a, b))
+    return replace(result, group_by=group_by, groups=groups)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Literal
 
 from ..model import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES
+from ..summary.groups import NO_GROUP
 from .sources import Side
 from .stats import TestResult
 from .suspects import SuspectRule
+from .views import RunView
 
 Pairing = Literal["run_id", "case_id"]
 
@@ -54,6 +56,10 @@ class DiffResult:
     reported_only: int = 0
     """Case pairing: cases whose exact-match pass fraction moved while their true one did not
     (not flips: the true verdicts, which flips and the test are about, did not move)."""
+    group_by: str | None = None
+    """`diff --group-by KEY`: the runs were also compared group by group, in `groups`."""
+    groups: tuple[tuple[str, DiffResult], ...] = ()
+    """Per group (by name), the diff of its runs alone, under the whole diff's pairing."""
 
     @property
     def unit(self) -> str:
@@ -88,7 +94,44 @@ class DiffResult:
         }
         if self.pairing == "case_id":
             out["reported_only"] = self.reported_only
+        if self.group_by is not None:
+            out["group_by"] = self.group_by
+            out["groups"] = {name: g.group_json() for name, g in self.groups}
         return out
+
+    def group_json(self) -> dict[str, Any]:
+        """One group's part of a diff: its runs and true failures on each side, the change, its
+        flips and its test (the sides' sources and summaries are the whole diff's)."""
+        return {
+            "old": {"runs": self.old.n_runs, "true_failed_runs": self.old.failed("true")},
+            "new": {"runs": self.new.n_runs, "true_failed_runs": self.new.failed("true")},
+            "delta": self.delta(),
+            "flips": [f.to_json() for f in self.flips],
+            "test": self.test.to_json(),
+            "unpaired": {"old": self.unpaired[0], "new": self.unpaired[1]},
+        }
+
+
+def split_groups(old: Side, new: Side) -> list[tuple[str, tuple[Side, Side]]]:
+    """Both sides cut by group (a run under `case.tags` in each of its tags'), by group name."""
+    names: set[str] = set()
+    cut: list[dict[str, list[RunView]]] = []
+    for side in (old, new):
+        by: dict[str, list[RunView]] = {}
+        for r in side.runs:
+            group = r.group if r.group is not None else NO_GROUP
+            for name in (group,) if type(group) is str else group:
+                by.setdefault(name, []).append(r)
+        names |= by.keys()
+        cut.append(by)
+    out = []
+    for name in sorted(names):
+        sides = tuple(
+            replace(side, summary={}, runs=tuple(part.get(name, ())))
+            for side, part in zip((old, new), cut)
+        )
+        out.append((name, (sides[0], sides[1])))
+    return out
 
 
 def _rate(failed: int, total: int) -> float:

@@ -77,9 +77,12 @@ class Loader:
         *,
         reading: Reading | None = None,
         stdin: BinaryIO | None = None,
+        group_by: str | None = None,
     ) -> None:
         self.tools, self.cases, self.traces, self.base = tools, cases, traces, base
         self.reading = reading or Reading()
+        self.group_by = group_by
+        """`diff --group-by`: trace sides are scored with it; a results side must have been."""
         self.stdin = stdin
         self._config: Config | None = None
 
@@ -92,6 +95,19 @@ class Loader:
         return self._config
 
     def load(self, spec: str, which: str) -> Side:
+        side = self._load(spec, which)
+        if self.group_by is not None and side.kind == "results":
+            had = side.summary.get("group_by")
+            if had != self.group_by:
+                said = f"with --group-by {had}" if isinstance(had, str) else "without --group-by"
+                raise InputError(
+                    f"{which} ({spec}) is a results file scored {said}: its runs have no group "
+                    f"by {self.group_by}; score it again with --group-by {self.group_by}, or "
+                    "compare trace sets or revisions"
+                )
+        return side
+
+    def _load(self, spec: str, which: str) -> Side:
         if not spec:
             raise InputError(f"{which} is empty: give a results file, a trace path or a revision")
         if spec == STDIN:
@@ -142,13 +158,15 @@ class Loader:
         config = self.config()
         if stream is None:
             assert path is not None
-            summary, runs = _score(config, path, self.reading)
+            summary, runs = _score(config, path, self.reading, group_by=self.group_by)
         elif path is None:
-            summary, runs = _score(config, None, self.reading, stdin=stream)
+            summary, runs = _score(config, None, self.reading, stdin=stream, group_by=self.group_by)
         else:
             # a pipe is scored as standard input would be; its lines are named by its path
             relabel = _relabeller("<stdin>", plain=spec, label=spec)
-            summary, runs = _score(config, None, self.reading, relabel=relabel, stdin=stream)
+            summary, runs = _score(
+                config, None, self.reading, relabel=relabel, stdin=stream, group_by=self.group_by
+            )
         what = (
             "trace directory"
             if path is not None and path.is_dir()
@@ -169,7 +187,9 @@ class Loader:
             relabel = _relabeller(str(traces), plain=self.traces.as_posix(), label=named)
             try:
                 config = load_config(tools, cases)
-                summary, runs = _score(config, traces, self.reading, relabel=relabel)
+                summary, runs = _score(
+                    config, traces, self.reading, relabel=relabel, group_by=self.group_by
+                )
             except InputError as e:
                 # name the revision's files the way git does, not by the temporary extraction
                 raise InputError(str(e).replace(f"{tmp}/", f"{spec}:")) from None
@@ -188,6 +208,7 @@ def _score(
     *,
     relabel: Relabel | None = None,
     stdin: BinaryIO | None = None,
+    group_by: str | None = None,
 ) -> tuple[dict[str, Any], tuple[RunView, ...]]:
     """Score `traces` (or, when None, `stdin`) as `evalrun score` would: the one place a diff
     scores, so that it reads traces exactly as `score` does."""
@@ -198,6 +219,7 @@ def _score(
         reading=reading,
         writer=views,
         stdin=stdin,
+        group_by=group_by,
     ).to_json()
     runs = views.runs
     if relabel is not None:

@@ -177,6 +177,8 @@ class RunView(NamedTuple):
     store: RunStore
     ref: int
     """Where `store` keeps the run's JSON."""
+    group: str | tuple[str, ...] | None = None
+    """`diff --group-by`: the run's group, as `score --group-by` gave it (`RunResult.group`)."""
 
     @property
     def fingerprint(self) -> tuple[str, tuple[str, ...]]:
@@ -219,7 +221,16 @@ class RunView(NamedTuple):
             store=store,
             # results.dumps: a scored run may hold what orjson cannot write (a plugin's value)
             ref=store.add(dumps(d) if raw is None else raw),
+            group=_group(d.get("group")),
         )
+
+
+def _group(value: Any) -> str | tuple[str, ...] | None:
+    if type(value) is str:
+        return value
+    if type(value) is list and all(type(v) is str for v in value):
+        return tuple(value)
+    return None
 
 
 def _suspects(d: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..jsonvalue import json_eq
+from ..jsonvalue import json_eq, short_json
 from ..model import MISSING, Effect
 from ..pointer import resolve
 
@@ -52,7 +52,11 @@ def check(effect: Effect, world: Any) -> EffectResult:
         return EffectResult(effect.at, op, False, f"nothing at {effect.at or '/'}")
     if op == "equals":
         ok = json_eq(found, effect.value)
-        return EffectResult(effect.at, op, ok, "equal" if ok else "the value differs")
+        # as `count` does: what was found and what was expected, so the failure can be read
+        detail = (
+            "equal" if ok else f"{short_json(found)} found, {short_json(effect.value)} expected"
+        )
+        return EffectResult(effect.at, op, ok, detail)
     if type(found) is not list:
         return EffectResult(effect.at, op, False, f"{effect.at or '/'} is not a list")
     if op == "contains":

@@ -60,6 +60,14 @@ COMPARISONS_SIZE = 16_384
 """Explanations kept, per (call spelling, step spelling); as many equivalences (`Grader._same`)."""
 
 
+PER_CALL, LIST = "per-call", "list"
+REPORTED_READINGS = (PER_CALL, LIST)
+"""How the reported check reads a run (`--reported`): `per-call`, SPEC's exact-match assertion
+graded call by call (the case's match mode, exact repeats forgiven); `list`, the plain
+`calls == expected` a test suite writes: the whole call list, errored attempts and repeats and
+all, equal as JSON to the canonical sequence."""
+
+
 def _newer_half(table: dict[Any, Any]) -> dict[Any, Any]:
     return dict(islice(table.items(), len(table) // 2, None))
 
@@ -115,8 +123,9 @@ class RunResult(NamedTuple):
     effects: tuple[EffectResult, ...]
     suspects: tuple[tuple[str, str, str], ...]
     """(tool, parameter, normalizer) for runs that matched only through a rule and failed an effect."""
-    group: str | None = None
-    """`--group-by`: the run's value of the grouping field (`groups.group_of`); None ungrouped."""
+    group: str | tuple[str, ...] | None = None
+    """`--group-by`: the run's group (`summary.groups`): a name, or the names of each group it
+    counts in (`case.tags`); None ungrouped."""
     internal_error: str | None = None
     """A verdict the grader cannot explain, which is a bug of the grader (a false failure without
     a shape): the summary reports it as an internal error. None for every run graded right."""
@@ -201,8 +210,13 @@ class Grader:
         cases: Mapping[str, Case],
         *,
         registry: Mapping[str, Normalizer] | None = None,
+        reported: str = PER_CALL,
     ) -> None:
         registry = registry if registry is not None else load_registry()
+        if reported not in REPORTED_READINGS:
+            raise ValueError(f"reported must be one of {', '.join(REPORTED_READINGS)}")
+        self.reported = reported
+        """How the reported check reads (`REPORTED_READINGS`)."""
         self.tools = dict(tools)
         self.cases = dict(cases)
         self.plans: dict[str, ToolPlan] = {
@@ -454,7 +468,8 @@ class Grader:
         mode = cp.case.match
         live = [c for c in calls if not c.call.errored]
 
-        reported_pass = _reported(calls, cp.seqs[0], mode)
+        per_call = _reported(calls, cp.seqs[0], mode)
+        reported_pass = per_call if self.reported == PER_CALL else _whole_list(calls, cp.seqs[0])
         matched = None
         for k, seq in enumerate(cp.seqs):
             kept, _ = _drop_repeats(live, seq, same)
@@ -469,6 +484,11 @@ class Grader:
         shapes: tuple[str, ...] = ()
         if matched is not None and not reported_pass and not redundant:
             shapes = _false_failure_shapes(calls, live, cp, matched, mode, labels, same)
+            if not shapes and per_call:
+                # --reported list failed what the per-call reading passes: calls the case's match
+                # mode leaves out (around a `contains`, after a `prefix`) or exact repeats of a
+                # repeatable tool; the case chose not to judge them.
+                shapes = ("unjudged",)
         return _CallsGrade(
             reported_pass=reported_pass,
             accepted=matched,
@@ -534,6 +554,13 @@ def _verdict(reported_pass: bool, true_pass: bool) -> str:
     if reported_pass:
         return "pass" if true_pass else "false_pass"
     return "false_failure" if true_pass else "fail"
+
+
+def _whole_list(calls: list[_C], canonical: _Seq) -> bool:
+    """`--reported list`: the run's calls, every one, are the canonical sequence, in order."""
+    return len(calls) == len(canonical.exact) and all(
+        c.exact == k for c, k in zip(calls, canonical.exact)
+    )
 
 
 def _reported(calls: list[_C], canonical: _Seq, mode: str) -> bool:

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib.util
 import math
 import re
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, tzinfo
 from decimal import ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any, Final
 
 import isodate
@@ -445,11 +448,26 @@ BUILTINS: dict[str, Normalizer] = {
 }
 
 
-def load_registry() -> dict[str, Normalizer]:
-    """The built-ins plus every normalizer plugins register in the `evalrunner.normalizers` group.
+_PLUGIN_FILES: tuple[Path, ...] = ()
+"""Local plugin modules the command line was configured with (`plugins` in the settings)."""
+
+
+def configure_plugins(files: Sequence[str | Path]) -> None:
+    """Name the local plugin modules (`[tool.evalrun] plugins = ["evals/rules.py"]`) that
+    `load_registry` imports. Nothing is imported here: a command that needs no rules (`report`)
+    never imports them, so a broken plugin stops only the commands that grade."""
+    global _PLUGIN_FILES
+    _PLUGIN_FILES = tuple(Path(f) for f in files)
+
+
+def load_registry(plugin_files: Sequence[str | Path] | None = None) -> dict[str, Normalizer]:
+    """The built-ins plus every normalizer plugins register in the `evalrunner.normalizers` group,
+    and those the local plugin modules `plugin_files` define (by default the ones
+    `configure_plugins` named): each module-level `Normalizer` of a module imported by its path.
 
     A plugin whose name clashes with a built-in (or with another plugin) is an InputError naming
-    both, as is an entry point that does not load a `Normalizer`.
+    both, as is an entry point that does not load a `Normalizer`, and a plugin module that cannot
+    be imported or defines none.
     """
     registry = dict(BUILTINS)
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value)):
@@ -467,20 +485,68 @@ def load_registry() -> dict[str, Normalizer]:
                 f"normalizer plugin {ep.name!r} ({ep.value}) must be an evalrunner.Normalizer "
                 f"with class {classes}"
             )
-        if norm.name in BUILTINS:
-            raise InputError(
-                f"normalizer plugin {norm.name!r} ({ep.value}) clashes with the built-in "
-                f"normalizer {norm.name!r}; give the plugin's normalizer another name"
-            )
-        if norm.name in registry:
-            raise InputError(
-                f"normalizer plugin {norm.name!r} ({ep.value}) clashes with the plugin "
-                f"normalizer {norm.name!r} ({registry[norm.name].origin}); rename one of them"
-            )
-        if norm.origin == "built-in":
-            norm = dataclasses.replace(norm, origin=ep.value)
-        registry[norm.name] = norm
+        _register(registry, norm, ep.value)
+    files = _PLUGIN_FILES if plugin_files is None else tuple(Path(f) for f in plugin_files)
+    for file in files:
+        found = _module_normalizers(file)
+        for attr, norm in found:
+            _register(registry, norm, f"{file}:{attr}")
     return registry
+
+
+def _register(registry: dict[str, Normalizer], norm: Normalizer, origin: str) -> None:
+    """Add a plugin's normalizer, refusing a name a built-in or another plugin has."""
+    if norm.name in BUILTINS:
+        raise InputError(
+            f"normalizer plugin {norm.name!r} ({origin}) clashes with the built-in "
+            f"normalizer {norm.name!r}; give the plugin's normalizer another name"
+        )
+    if norm.name in registry:
+        raise InputError(
+            f"normalizer plugin {norm.name!r} ({origin}) clashes with the plugin "
+            f"normalizer {norm.name!r} ({registry[norm.name].origin}); rename one of them"
+        )
+    if norm.origin == "built-in":
+        norm = dataclasses.replace(norm, origin=origin)
+    registry[norm.name] = norm
+
+
+def _module_normalizers(file: Path) -> list[tuple[str, Normalizer]]:
+    """The `Normalizer`s a local plugin module defines at its top level, by attribute name:
+    the module imported from its path (once per process), never from an installed package."""
+    where = f"plugin module {str(file)!r} (the settings' plugins)"
+    if not file.is_file():
+        raise InputError(
+            f"{where}: no such file; give the path of a .py file, relative to the settings file"
+        )
+    stat = file.stat()  # an edited file is imported again (a long-lived process, tests)
+    name = "evalrun_plugin_" + re.sub(
+        r"\W", "_", f"{file.resolve()}_{stat.st_mtime_ns}_{stat.st_size}"
+    )
+    module = sys.modules.get(name)
+    if module is None:
+        try:
+            spec = importlib.util.spec_from_file_location(name, file)
+            if spec is None or spec.loader is None:
+                raise ImportError("not a Python module")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module  # pickled rules name their module: workers find it here
+            spec.loader.exec_module(module)
+        except Exception as e:
+            sys.modules.pop(name, None)
+            raise InputError(f"{where} cannot be imported: {type(e).__name__}: {e}") from None
+    found = sorted(
+        (attr, value) for attr, value in vars(module).items() if isinstance(value, Normalizer)
+    )
+    bad = [attr for attr, norm in found if norm.cls not in RULE_CLASSES]
+    if bad:
+        classes = " or ".join(repr(c) for c in RULE_CLASSES)
+        raise InputError(f"{where}: {bad[0]} must have the class {classes}")
+    if not found:
+        raise InputError(
+            f"{where} defines no evalrunner.Normalizer at its top level (phone = Normalizer(...))"
+        )
+    return found
 
 
 def bind(

@@ -22,7 +22,16 @@ EFFECT_OPS: Final = ("equals", "contains", "count", "absent")
 
 # The keys evalrun reads, and the keys users write for them (docs/lint.md, "Case keys"). Other keys
 # are kept as notes; a near miss of a known key (`mtach`, `expected_arg`) is a typo, an error.
-CASE_KEYS: Final = ("id", "input", "match", "accept", "effect", "expected_tool", "expected_args")
+CASE_KEYS: Final = (
+    "id",
+    "input",
+    "match",
+    "accept",
+    "effect",
+    "expected_tool",
+    "expected_args",
+    "tags",
+)
 CASE_CONFUSED: Final = {
     # keys of a run in the results JSON, copied into a case
     "case_id": "id",
@@ -145,12 +154,18 @@ def parse_case(
         raise InputError(f"{where}: 'effect' must be a list of assertions")
     inp = data.get("input", "")
     _shallow(inp, where, "'input'")
+    tags = data.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
+        raise InputError(
+            f"{where}: 'tags' must be a list of non-empty strings (--group-by case.tags)"
+        )
     return Case(
         id=case_id,
         accept=accept,
         match=match,
         effects=tuple(_effect(e, f"{where} effect #{i}") for i, e in enumerate(effects)),
         input=inp if isinstance(inp, str) else json_dumps(inp).decode(),
+        tags=tuple(dict.fromkeys(tags)),
         source=source,
         file=file,
         line=line,

@@ -9,6 +9,7 @@ evalrun, looked for from the current folder upwards:
     traces = ["evals/traces", "evals/more.jsonl"]   # a path or a list of paths
     group_by = "meta.model"
     fail_above = 0.15
+    fail_on_case_regression = true    # diff's gates: fail_above_delta, fail_on_suspect, …
 
 Rules: in each folder `evalrun.toml` is read before `pyproject.toml`, and a folder where both
 configure evalrun is an error (one place to look); a `pyproject.toml` without `[tool.evalrun]`
@@ -59,6 +60,10 @@ def _rate(value: Any) -> float | None:
     return float(value) if ok else None
 
 
+def _flag(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
 def _jobs(value: Any) -> str | None:
     if value == "auto":
         return "auto"
@@ -85,6 +90,14 @@ KEYS: dict[str, Key] = {
     "run_key": Key(_text, "a dotted path (metadata.run_id)"),
     "group_by": Key(_text, "a dotted path (meta.model)"),
     "fail_above": Key(_rate, "a rate between 0 and 1"),
+    "fail_above_delta": Key(_rate, "a rise of the rate between 0 and 1 (0.05 for 5 points)"),
+    "fail_on_regression": Key(_flag, "true or false"),
+    "fail_on_case_regression": Key(_flag, "true or false"),
+    "fail_on_suspect": Key(_flag, "true or false"),
+    "plugins": Key(
+        _paths, "a path or a list of paths of .py files defining normalizers", path=True
+    ),
+    "reported": Key(lambda v: v if v in ("per-call", "list") else None, '"per-call" or "list"'),
     "jobs": Key(_jobs, 'a whole number of processes (1 or more) or "auto"'),
 }
 """The settings a file may hold, by the name the options take (`--trace-format` is

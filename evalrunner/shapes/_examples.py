@@ -32,6 +32,9 @@ def unjudged(r: Any, shape: str) -> str:
                     f"{c.tool}.{d.path}: {short_json(d.actual)} for {short_json(d.expected)} "
                     f"({d.norm}: not judged)"
                 )
+    extra = [c for c in r.calls if c.label in ("extra", "repeat")]
+    if extra:  # --reported list: calls the match mode leaves out, or repeats of a repeatable tool
+        return f"call {extra[0].index} ({extra[0].tool}) is {extra[0].label}: not judged"
     return ""
 
 

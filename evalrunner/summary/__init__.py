@@ -15,7 +15,7 @@ from typing import Any
 from ..grade.grader import RunResult
 from ..model import VERDICTS, Tool, TraceError
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
-from .groups import NO_GROUP
+from .groups import MAX_GROUPS, NO_GROUP, OTHER_GROUP
 from .trials import CaseTrials, has_repeats, trials_json
 
 MAX_ERROR_EXAMPLES = 20
@@ -23,21 +23,36 @@ Order = tuple[int, int]
 """Where a record stands in the input: (file number, line number)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolStats:
+    """One tool's call figures. Kept per tool and per group (`--group-by`), so kept small: a
+    summary of 2,000 groups calling 1,000 tools each holds two million of them."""
+
     calls: int = 0
     reported_failed_calls: int = 0
     true_failed_calls: int = 0
-    false_failures: Counter[str] = field(default_factory=Counter)
-    """Per shape, the calls whose reported failure it explains (a call may show several)."""
+    false_failures: Counter[str] | None = None
+    """Per shape, the calls whose reported failure it explains (a call may show several); None
+    until one does (most tools' calls in most groups need none)."""
     falsely_failed_calls: int = 0
     """Calls that fail the reported check and not the true one (explained by some shape)."""
+
+    def add_shape(self, shape: str) -> None:
+        if self.false_failures is None:
+            self.false_failures = Counter()
+        self.false_failures[shape] += 1
+
+    def shape_count(self, shape: str) -> int:
+        return self.false_failures[shape] if self.false_failures is not None else 0
 
     def merge(self, other: ToolStats) -> None:
         self.calls += other.calls
         self.reported_failed_calls += other.reported_failed_calls
         self.true_failed_calls += other.true_failed_calls
-        self.false_failures.update(other.false_failures)
+        if other.false_failures:
+            if self.false_failures is None:
+                self.false_failures = Counter()
+            self.false_failures.update(other.false_failures)
         self.falsely_failed_calls += other.falsely_failed_calls
 
 
@@ -79,21 +94,39 @@ class Summary:
     """`--group-by KEY`: the runs are also summarized per value of KEY, in `groups`."""
     groups: dict[str, Summary] = field(default_factory=dict)
     """Per group (`RunResult.group`), the summary of its runs. A line that could not be read
-    into a run has no group: unscoreable lines are counted in the whole summary only."""
+    into a run has no group: unscoreable lines are counted in the whole summary only. At most
+    `MAX_GROUPS` groups besides `NO_GROUP` and `OTHER_GROUP`: the runs of later groups are
+    summed in `OTHER_GROUP`."""
+    group_first: dict[str, Order] = field(default_factory=dict)
+    """Per group, where its first run stands: which groups are kept when there are too many."""
+    folded: set[str] = field(default_factory=set)
+    """The groups summed in `OTHER_GROUP` (their names only)."""
+    max_groups: int | None = MAX_GROUPS
+    """The bound on `groups`; None for a part of a scoring (a batch of 2,000 records), merged in
+    input order into one bounded summary, which then keeps what a single pass would."""
     internal_errors: int = 0
     """Runs the grader scored but could not explain (`RunResult.internal_error`): a bug of the
     grader, never of the input. Counted apart from unscoreable lines; none in a correct grader."""
     internal: list[tuple[Order, str, str]] = field(default_factory=list)
     """The earliest internal errors: (order, file:line, message)."""
+    reported_reading: str = "per-call"
+    """How the reported check read the runs (`--reported`: `per-call` or `list`)."""
 
     @classmethod
-    def for_tools(cls, tools: Mapping[str, Tool], *, group_by: str | None = None) -> Summary:
+    def for_tools(
+        cls,
+        tools: Mapping[str, Tool],
+        *,
+        group_by: str | None = None,
+        max_groups: int | None = MAX_GROUPS,
+    ) -> Summary:
         with_norms = frozenset(name for name, t in tools.items() if t.norm_params)
         return cls(
             tools=len(tools),
             tools_with_norms=len(with_norms),
             tools_norm_names=with_norms,
             group_by=group_by,
+            max_groups=max_groups,
         )
 
     def _group(self, name: str) -> Summary:
@@ -165,7 +198,7 @@ class Summary:
             if c.shapes:
                 stats.falsely_failed_calls += 1
             for shape in c.shapes:
-                stats.false_failures[shape] += 1
+                stats.add_shape(shape)
         for shape in r.shapes:
             known = self.examples.get(shape)
             if known is None or order < known[0]:
@@ -177,7 +210,41 @@ class Summary:
         trials.reported_passes += r.reported_pass
         trials.true_passes += r.true_pass
         if self.group_by is not None:
-            self._group(r.group if r.group is not None else NO_GROUP).add_run(r, order)
+            group = r.group if r.group is not None else NO_GROUP
+            for name in (group,) if type(group) is str else group:
+                self._group_for(name, order).add_run(r, order)
+
+    def _group_for(self, name: str, order: Order) -> Summary:
+        """The summary a run of group `name` goes to: its own, or past the bound `OTHER_GROUP`."""
+        if name in self.groups:
+            return self.groups[name]
+        bound = self.max_groups
+        if name in self.folded or (
+            bound is not None and name not in (NO_GROUP, OTHER_GROUP) and self._kept() >= bound
+        ):
+            self.folded.add(name)
+            name = OTHER_GROUP
+        if name not in self.groups:
+            self.group_first[name] = order
+        return self._group(name)
+
+    def _kept(self) -> int:
+        return len(self.groups) - (NO_GROUP in self.groups) - (OTHER_GROUP in self.groups)
+
+    def _bound(self) -> None:
+        """Fold the groups past `MAX_GROUPS`, latest first run first, into `OTHER_GROUP`. Summaries
+        merged in input order keep the groups one summary of all their runs keeps."""
+        bound = self.max_groups
+        if bound is None or self._kept() <= bound:
+            return
+        named = [n for n in self.groups if n not in (NO_GROUP, OTHER_GROUP)]
+        named.sort(key=lambda n: (self.group_first[n], n))
+        for name in named[bound:]:
+            other = self._group(OTHER_GROUP)
+            first = self.group_first.pop(name)
+            self.group_first[OTHER_GROUP] = min(self.group_first.get(OTHER_GROUP, first), first)
+            other.merge(self.groups.pop(name))
+            self.folded.add(name)
 
     # ---------------------------------------------------------------------------------- merging
 
@@ -215,7 +282,13 @@ class Summary:
             self.trials.setdefault(case_id, CaseTrials()).merge(trials)
         self.group_by = self.group_by if self.group_by is not None else other.group_by
         for name, group in other.groups.items():
+            first = other.group_first.get(name, (0, 0))
+            if name in self.folded and name not in self.groups:
+                name = OTHER_GROUP
+            self.group_first[name] = min(self.group_first.get(name, first), first)
             self._group(name).merge(group)
+        self.folded |= other.folded
+        self._bound()
         self.internal = sorted(self.internal + other.internal)[:MAX_ERROR_EXAMPLES]
         return self
 
@@ -241,11 +314,14 @@ class Summary:
         """The summary object of SPEC "Results JSON"; with `trials` when a case has several
         runs, and `group_by` and `groups` (group -> its summary, by name) under `--group-by`."""
         out = self._json()
+        out["reported_reading"] = self.reported_reading
         if has_repeats(self.trials):
             out["trials"] = trials_json(self.trials)
         if self.group_by is not None:
             out["group_by"] = self.group_by
             out["groups"] = {name: self.groups[name].to_json() for name in sorted(self.groups)}
+            if self.folded:
+                out["groups_folded"] = len(self.folded)
         return out
 
     def _json(self) -> dict[str, Any]:
@@ -253,6 +329,7 @@ class Summary:
         out: dict[str, Any] = {
             "runs": self.runs,
             "calls": self.calls,
+            "all_calls": self.all_calls,
             "lines": self.lines,
             "unscoreable": self.unscoreable,
             "reported": {
@@ -291,7 +368,7 @@ class Summary:
                     "reported_failed_calls": s.reported_failed_calls,
                     "true_failed_calls": s.true_failed_calls,
                     "falsely_failed_calls": s.falsely_failed_calls,
-                    "false_failures": {k: s.false_failures[k] for k in FALSE_FAILURE_SHAPES},
+                    "false_failures": {k: s.shape_count(k) for k in FALSE_FAILURE_SHAPES},
                 }
                 for tool, s in sorted(self.by_tool.items(), key=lambda kv: (-kv[1].calls, kv[0]))
             ],

@@ -32,6 +32,25 @@ class NativeRecord(NamedTuple):
     source: str
 
 
+class LoggedRecord(NativeRecord):
+    """A native run record read from another format, with the record as it was logged (or, for
+    a format whose runs span lines, the values found at `GroupKeys.group_key`): where
+    `--group-by` looks first (`summary.groups.record_value`). Still a pair: `record, source =
+    item` holds for every record a reader yields."""
+
+    logged: Any
+
+    def __new__(cls, record: dict[str, Any], source: str, logged: Any = None) -> LoggedRecord:
+        self = super().__new__(cls, record, source)
+        self.logged = logged
+        return self
+
+
+def logged_of(item: NativeRecord) -> Any:
+    """The record as logged behind a native record; None when it is the native record itself."""
+    return getattr(item, "logged", None)  # None for a plain NativeRecord
+
+
 class Grouper(Protocol):
     """Groups the records of a format whose runs span several lines (OpenTelemetry spans)."""
 
@@ -57,6 +76,9 @@ class GroupKeys:
 
     case_key: str | None = None
     run_key: str | None = None
+    group_key: str | None = None
+    """`--group-by`: a span attribute (dotted) whose value, on any span, is kept as the run's
+    `NativeRecord.logged` `{group_key: value}`."""
 
 
 Calls = Callable[[dict[str, Any]], "list[dict[str, Any]] | str"]

@@ -21,6 +21,7 @@ from .format import (
     Grouper,
     GroupKeys,
     LastLinesOf,
+    LoggedRecord,
     NativeRecord,
     Path,
     TraceFormat,
@@ -122,6 +123,7 @@ class TraceReader:
         run_key: str | None = None,
         error_patterns: Sequence[str] = (),
         case_id: str | None = None,
+        group_key: str | None = None,
         grouping: bool = True,
         **group_options: Any,
     ) -> None:
@@ -146,6 +148,8 @@ class TraceReader:
         self._native_first = (fmt is None or fmt.name == "native") and not keyed
         """Whether a native run is taken as it stands, before any detection (the hot path)."""
         self._grouping = grouping
+        self.group_key = group_key
+        """`--group-by`: told to the groupers (a span attribute's value is kept for it)."""
         self._group_options = group_options
         self._groupers: dict[str, Grouper] = {}
         self._last_lines: LastLinesOf | None = None
@@ -309,7 +313,7 @@ class TraceReader:
             "world": record.get("world"),
             "meta": record.get("meta"),
         }
-        yield NativeRecord(native, source)
+        yield LoggedRecord(native, source, record)
 
     def _records(self, items: list[dict[str, Any]]) -> list[TraceFormat] | None:
         """The formats of a list that is a list of records (some of them recognised by a
@@ -327,7 +331,7 @@ class TraceReader:
             if not self._grouping:
                 raise GroupingSeen(fmt.name)
             assert fmt.group is not None
-            keys = GroupKeys(self.case_key, self.run_key)
+            keys = GroupKeys(self.case_key, self.run_key, self.group_key)
             found = self._groupers[fmt.name] = fmt.group(keys, **self._group_options)
             _start_file(found, self._last_lines)
         return found

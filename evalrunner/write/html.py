@@ -28,7 +28,7 @@ from .. import __version__
 from ..jsonvalue import kept
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary.trials import shown_ks
-from ..words import plural
+from ..words import plural, reported_legend
 from . import Output, WriterFormat
 from .explain import explain, falsely_failed
 from .page import (
@@ -239,11 +239,20 @@ def _get(s: dict[str, Any], *path: str) -> Any:
     return value
 
 
+def _graded_of(s: dict[str, Any]) -> str:
+    """`calls`, or `graded calls of N` when `extra` calls were left out (`words.graded_calls`)."""
+    calls, made = s.get("calls"), s.get("all_calls")
+    if not isinstance(made, int) or made == calls:
+        return plural(calls, "call")
+    return f"graded {plural(calls, 'call')} of {made:,}"
+
+
 def _header(s: dict[str, Any], sources: Sequence[str]) -> str:
     parts = [
         f"{num(('runs',), n(s.get('runs')))} runs",
-        f"{num(('calls',), n(s.get('calls')))} calls",
-        f"{num(('unscoreable',), n(s.get('unscoreable')))} unscoreable lines",
+        f"{num(('calls',), n(s.get('calls')))} {_graded_of(s)}",
+        f"{num(('unscoreable',), n(s.get('unscoreable')))} "
+        f"{plural(s.get('unscoreable'), 'unscoreable line')}",
     ]
     if sources:
         parts.append("from " + ", ".join(f"<code>{esc(x)}</code>" for x in sources))
@@ -323,6 +332,7 @@ def _headline(s: dict[str, Any]) -> str:
     )
     return (
         f"<section id=headline><h2>Reported vs true</h2><div class=cards>{cards}</div>{chart}"
+        f"<p class=muted>{esc(reported_legend(s.get('reported_reading')))}</p>"
         f"<h3>Runs by verdict</h3>{verdicts}<p>{esc(words)}</p></section>"
     )
 

@@ -54,7 +54,13 @@ Rendered = list[tuple[str | None, bool, bytes]]
 
 
 def render_runs(runs: list[RunJson]) -> Rendered:
-    return [(r.get("group"), _failed(r), testcase(r).encode()) for r in runs]
+    """Each run in its group's suite; under `--group-by case.tags`, in each of its tags'."""
+    out: Rendered = []
+    for r in runs:
+        group, failed, case = r.get("group"), _failed(r), testcase(r).encode()
+        for name in group if isinstance(group, list) else [group]:
+            out.append((name, failed, case))
+    return out
 
 
 def _failed(run: RunJson) -> bool:

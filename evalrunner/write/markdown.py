@@ -16,7 +16,7 @@ from typing import Any
 
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary.trials import shown_ks
-from ..words import counted, plural
+from ..words import counted, graded_calls, plural, reported_legend
 from . import Output, WriterFormat
 from .explain import falsely_failed
 from .report import ReportWriter, RunJson
@@ -70,7 +70,13 @@ def render(
     v = s.get("verdicts") or {}
     runs = s.get("runs") or 0
     calls = s.get("calls")
-    head = f"### evalrun · {_n(runs)} {plural(runs, 'run')} · {_n(calls)} {plural(calls, 'call')}"
+    made = s.get("all_calls")
+    said = (
+        graded_calls(calls, made if isinstance(made, int) else None)
+        if isinstance(calls, int)
+        else f"{_n(calls)} calls"
+    )
+    head = f"### evalrun · {_n(runs)} {plural(runs, 'run')} · {said}"
     if sources:
         head += " · " + ", ".join(md(x) for x in sources)
     if s.get("unscoreable"):
@@ -91,6 +97,7 @@ def render(
             ],
         ],
     )
+    out += ["", f"<sub>{md(reported_legend(s.get('reported_reading')))}</sub>", ""]
     reported_failed = rep.get("failed_runs") or 0
     out += [
         f"Of {_n(reported_failed)} {plural(reported_failed, 'run')} exact-match failed, "

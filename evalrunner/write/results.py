@@ -64,7 +64,7 @@ def run_to_json(r: RunResult, *, calls: Any = None) -> dict[str, Any]:
         "suspects": [{"tool": t, "param": p, "norm": n} for t, p, n in r.suspects],
     }
     if r.group is not None:
-        out["group"] = r.group
+        out["group"] = r.group if type(r.group) is str else list(r.group)
     return out
 
 

@@ -27,7 +27,7 @@ from ..model import TraceError
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary import Summary
 from ..summary.trials import has_repeats, shown_ks, trials_json
-from ..words import counted
+from ..words import counted, graded_calls, reported_legend
 from . import Output, WriterFormat
 
 SHOW: dict[str, frozenset[str]] = {
@@ -128,7 +128,7 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
     console.print(
         Text.assemble(
             ("evalrun", "bold"),
-            f" · {counted(s.runs, 'run')} · {counted(s.calls, 'call')} · {', '.join(sources)}",
+            f" · {counted(s.runs, 'run')} · {graded_calls(s.calls, s.all_calls)} · {', '.join(sources)}",
             (f" · {counted(s.unscoreable, 'unscoreable line')}" if s.unscoreable else ""),
         )
     )
@@ -148,6 +148,7 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
         f"{_pct(s.true_failed_calls, s.calls)} ({_n(s.true_failed_calls)})",
     )
     console.print(rates)
+    console.print(Text(reported_legend(s.reported_reading), style="dim"))
     ff, fp = s.verdicts["false_failure"], s.verdicts["false_pass"]
     console.print(
         f"Of {counted(s.reported_failed_runs, 'run')} exact-match failed, {_n(ff)} were correct "
@@ -262,7 +263,7 @@ def _top_tools(console: Console, s: Summary) -> None:
     for name, st in ranked:
         top = max(
             FALSE_FAILURE_SHAPES,
-            key=lambda k: (st.false_failures[k], -FALSE_FAILURE_SHAPES.index(k)),
+            key=lambda k: (st.shape_count(k), -FALSE_FAILURE_SHAPES.index(k)),
         )
         table.add_row(
             Text(name),

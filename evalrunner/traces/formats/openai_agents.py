@@ -20,7 +20,7 @@ from typing import Any
 
 from ...jsonvalue import json_kind
 from ...model import TraceError
-from ..format import GroupKeys, NativeRecord, TraceFormat
+from ..format import GroupKeys, LoggedRecord, NativeRecord, TraceFormat
 from ._grouping import GroupLimits, Trace, TraceGrouper
 from ._pairing import id_key, native_call, openai_reply
 from .otel import _carry_errors, _nanos, _ordered, walk
@@ -120,7 +120,7 @@ class AgentsGrouper(TraceGrouper[dict[str, Any], _Trace]):
             "calls": calls,
             "meta": {"trace_id": trace.trace_id, "workflow": trace.trace.get("workflow_name")},
         }
-        return NativeRecord(native, trace.source)
+        return LoggedRecord(native, trace.source, trace.trace)  # --group-by: the trace object
 
 
 def _generation(trace: _Trace, data: dict[str, Any], start: int | None) -> int:

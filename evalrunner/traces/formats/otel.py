@@ -18,7 +18,7 @@ from dateutil.parser import isoparse
 from ...jsonvalue import dumps as json_dumps
 from ...jsonvalue import json_kind, loads
 from ...model import TraceError
-from ..format import GroupKeys, NativeRecord, TraceFormat
+from ..format import GroupKeys, LoggedRecord, NativeRecord, TraceFormat
 from ._grouping import GroupLimits, Trace, TraceGrouper
 from ._pairing import id_key
 from .spans import CONVENTIONS, Span, SpanConvention
@@ -85,12 +85,15 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
         case_keys: tuple[str, ...],
         run_keys: tuple[str, ...],
         conventions: tuple[SpanConvention, ...] = CONVENTIONS,
+        group_key: str | None = None,
     ) -> None:
         super().__init__(limits)
         self.case_keys = case_keys
         self.run_keys = run_keys
         self.conventions = conventions
-        self._keys = (*case_keys, *run_keys, WORLD_ATTR)
+        self.group_key = group_key
+        """`--group-by`: a span attribute, kept from any span of the trace."""
+        self._keys = (*case_keys, *run_keys, WORLD_ATTR, *((group_key,) if group_key else ()))
 
     def spans(self, record: Any) -> list[_Span] | str:
         return _otel_spans(record)
@@ -174,7 +177,9 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
             "world": world,
             "meta": {"trace_id": trace.trace_id},
         }
-        return NativeRecord(native, trace.source)
+        key = self.group_key
+        logged = {key: trace.ids[key]} if key is not None and key in trace.ids else None
+        return LoggedRecord(native, trace.source, logged)
 
 
 def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
@@ -510,6 +515,7 @@ def _grouper(keys: GroupKeys, *, otel_limits: GroupLimits | None = None, **_: An
         otel_limits or GroupLimits(),
         case_keys=(keys.case_key,) if keys.case_key else CASE_KEYS,
         run_keys=(keys.run_key,) if keys.run_key else RUN_KEYS,
+        group_key=keys.group_key,
     )
 
 

@@ -31,7 +31,7 @@
   fill(f.verdict, uniq(runs.map(function (r) { return r.verdict; })));
   fill(f.shape, uniq(flat("shapes")));
   fill(f.tool, uniq(flat("tools")));
-  fill(f.group, uniq(runs.map(function (r) { return r.group; })));
+  fill(f.group, uniq(flat("group")));  // a string, or (--group-by case.tags) a list
   var cases = el("case-ids");
   uniq(runs.map(function (r) { return r.case_id; })).forEach(function (v) {
     var o = document.createElement("option"); o.value = v; cases.appendChild(o);
@@ -41,7 +41,7 @@
     if (f.verdict.value && r.verdict !== f.verdict.value) { return false; }
     if (f.shape.value && (r.shapes || []).indexOf(f.shape.value) < 0) { return false; }
     if (f.tool.value && (r.tools || []).indexOf(f.tool.value) < 0) { return false; }
-    if (f.group && f.group.value && r.group !== f.group.value) { return false; }
+    if (f.group && f.group.value && [].concat(r.group).indexOf(f.group.value) < 0) { return false; }
     var c = f.kase.value.trim().toLowerCase();
     if (c && String(r.case_id).toLowerCase().indexOf(c) < 0) { return false; }
     return true;
@@ -58,7 +58,7 @@
     head.appendChild(span("badge v-" + r.verdict, label));
     head.appendChild(span("id", r.run_id));
     head.appendChild(span("case", r.case_id));
-    if (r.group !== undefined) { head.appendChild(span("group muted", "group: " + r.group)); }
+    if (r.group !== undefined) { head.appendChild(span("group muted", "group: " + [].concat(r.group).join(", "))); }
     head.appendChild(span("src", r.source));
     div.appendChild(head);
     (r.lines || []).forEach(function (line) {
