@@ -1004,6 +1004,16 @@ def _label(
                 i, call.tool, label, step, comparison, repeats, reason, reported_failed, shapes
             )
         )
+    for p, r in enumerate(labels):
+        if (
+            r.label == "repeat"
+            and r.repeats is not None
+            and r.repeats > r.index
+            and r.reported_failed
+        ):
+            # A copy before the one the match used: it fails for that copy's reasons too.
+            shapes = _call_shapes(r.label, r.comparison, k, labels, r.repeats)
+            labels[p] = r._replace(shapes=shapes)
     return labels, [(seq.orig[j], seq.steps[j]) for j in missing_steps]
 
 
@@ -1024,7 +1034,7 @@ def _call_shapes(
         found.add("alternate_path")
     if label == "equivalent" and k != 0:
         found.add("alternate_path")
-    if label == "repeat" and repeats is not None:
+    if label == "repeat" and repeats is not None and repeats < len(earlier):
         found.update(earlier[repeats].shapes)  # an exact repeat fails for its original's reasons
     return tuple(s for s in FALSE_FAILURE_SHAPES if s in found)
 

@@ -64,6 +64,13 @@ def redundant(r: Any, shape: str) -> str:
     return ""
 
 
+def forbidden(r: Any, shape: str) -> str:
+    for c in r.calls:
+        if c.label == "forbidden":
+            return f"{c.tool} call {c.index} is forbidden by the case"
+    return ""
+
+
 def effect(r: Any, shape: str) -> str:
     for e in r.effects:
         if e.ok is False:
