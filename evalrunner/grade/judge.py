@@ -138,7 +138,12 @@ def step_plan(
             continue
         _check_not_inside_rule(base.root, path, where)
         if isinstance(spec, Matches):
-            overrides[path] = MatchesPredicate(spec.pattern)
+            try:
+                overrides[path] = MatchesPredicate(spec.pattern)
+            except (regex.error, RecursionError, OverflowError) as e:
+                raise InputError(
+                    f"{where}: judge {path!r}: the pattern {spec.pattern!r} does not compile: {e}"
+                ) from None
         elif isinstance(spec, OneOf):
             node = _find(base.root, path)
             assert node is not None  # the path names a parameter of the tool

@@ -72,7 +72,7 @@ def headline(run: dict[str, Any]) -> str:
     return text
 
 
-_FINE_LABELS = frozenset({"exact", "equivalent", "extra"})
+_FINE_LABELS = frozenset({"exact", "equivalent", "extra", "read"})
 
 
 def call_text(c: dict[str, Any]) -> str:
