@@ -126,6 +126,10 @@ class OneOf:
     values: tuple[Any, ...]
 
 
+PREDICATES: Final = ("matches", "one_of")
+"""The predicates a step's `judge` may hold besides a rule, as cases write them (and as an
+explanation's `norm` names the one that judged a difference)."""
+
 Judge = NormSpec | Matches | OneOf
 """How one step judges one parameter: a rule (as `x-eval-norm` writes it) or a predicate."""
 

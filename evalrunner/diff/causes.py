@@ -6,8 +6,7 @@ from collections import Counter
 from fractions import Fraction
 
 from ..jsonvalue import short_json
-from ..model import MISSING
-from ..read.cases import PREDICATES
+from ..model import MISSING, PREDICATES
 from .views import CallView, ParamView, RunDetail, RunView, same_value
 
 ALIGNED = ("exact", "equivalent")

@@ -28,6 +28,7 @@ from ..model import (
     FALSE_FAILURE_SHAPES,
     FALSE_PASS_SHAPES,
     MISSING,
+    PREDICATES,
     Call,
     Case,
     Forbid,
@@ -886,7 +887,8 @@ def _earliest_identical(pairs: list[tuple[int, int]], seq: _Seq) -> list[tuple[i
     identical steps fit the same calls alike, so the calls on them may move among them."""
     classes: dict[Any, list[int]] = {}
     for j, s in enumerate(seq.items):
-        classes.setdefault((s.exact, s.plan.judged and j), []).append(j)
+        judge = seq.steps[j].judge
+        classes.setdefault((s.exact, repr(sorted(judge.items())) if judge else ""), []).append(j)
     if all(len(js) == 1 for js in classes.values()):
         return pairs
     class_of = {j: key for key, js in classes.items() for j in js}
@@ -971,7 +973,7 @@ def _label(
         elif call.malformed is not None:
             label, reason = "malformed", call.malformed
         elif cp.forbid and i not in step_of and _forbidden_by(c, cp):
-            label = "forbidden"
+            label, repeats = "forbidden", redundant.get(i)  # a second refund is a loop too
         elif i in dropped:
             label, repeats = "repeat", dropped[i]
             comparison = compare(c, by_index[repeats])
@@ -1062,6 +1064,13 @@ def _false_failure_shapes(
             found.add("errored_attempt")
     if cp.reads and _reported(_writes(calls, cp), cp.rule_seqs[0], mode):
         found.add("unjudged")  # the reads differed, and the case chose not to judge them
+    if any(r.label == "repeat" for r in labels) and not _reported(live, cp.seqs[0], mode):
+        # The repeats of a repeatable tool are what the case chose not to judge; exact-match
+        # dropped the copy the match needs (`[poll(J), b, poll(J)]` against `[b, poll(J)]`) and
+        # held the calls exactly equal to the sequence once the true check's copies are dropped.
+        kept, _ = _kept(_writes(live, cp), cp.rule_seqs[0], mode, same)
+        if matches([c.exact for c in kept], cp.rule_seqs[0].exact, mode):
+            found.add("unjudged")
     for r in labels:
         if r.label in ("equivalent", "repeat") and r.comparison is not None:
             found.update(r.comparison.shapes)
@@ -1073,6 +1082,6 @@ def _suspects(labels: list[CallResult]) -> tuple[tuple[str, str, str], ...]:
     for r in labels:
         if r.label == "equivalent" and r.comparison is not None:
             for d in r.comparison.diffs:
-                if d.kind == "absorbed" and d.norm is not None:
-                    found.add((r.tool, d.param, d.norm))
+                if d.kind == "absorbed" and d.norm is not None and d.norm not in PREDICATES:
+                    found.add((r.tool, d.param, d.norm))  # a step's predicate is no normalizer
     return tuple(sorted(found))

@@ -31,6 +31,7 @@ from ..model import (
     OneOf,
     Step,
 )
+from ..model import PREDICATES as PREDICATES
 from ..pointer import Loc, parse_pointer
 from .files import check_keys, list_files, near_miss, read_json_file
 
@@ -251,10 +252,6 @@ def _step(raw: Any, where: str, at: str, tool_loc: Loc, args_loc: Loc) -> Step:
     _shallow(args, where, f"{at} 'args'")
     judge = _judge(raw.get("judge", {}), f"{where}: {at}")
     return Step(tool=tool, args=args, judge=judge, tool_loc=tool_loc, args_loc=args_loc)
-
-
-PREDICATES: Final = ("matches", "one_of")
-"""The predicates a step's `judge` may hold, besides a rule (`x-eval-norm`'s own forms)."""
 
 
 def _judge(raw: Any, where: str) -> dict[str, Judge]:

@@ -300,7 +300,10 @@ def _check_annotations(
         )
         if not looks:
             continue
-        known = " and ".join(f"{name} {place}" for name, place in ANNOTATIONS.items())
+        places: dict[str, list[str]] = {}
+        for name, place in ANNOTATIONS.items():
+            places.setdefault(place, []).append(name)
+        known = " and ".join(f"{' and '.join(names)} {place}" for place, names in places.items())
         if key in ANNOTATIONS:
             problem = f"{key} goes {ANNOTATIONS[key]}, not here"
         else:
