@@ -1064,7 +1064,10 @@ def _false_failure_shapes(
             found.add("errored_attempt")
     if cp.reads and _reported(_writes(calls, cp), cp.rule_seqs[0], mode):
         found.add("unjudged")  # the reads differed, and the case chose not to judge them
-    if any(r.label == "repeat" for r in labels) and not _reported(live, cp.seqs[0], mode):
+    exact_repeat = any(
+        r.label == "repeat" and r.comparison is not None and r.comparison.exact for r in labels
+    )
+    if exact_repeat and not _reported(live, cp.seqs[0], mode):
         # The repeats of a repeatable tool are what the case chose not to judge; exact-match
         # dropped the copy the match needs (`[poll(J), b, poll(J)]` against `[b, poll(J)]`) and
         # held the calls exactly equal to the sequence once the true check's copies are dropped.

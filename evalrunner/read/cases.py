@@ -296,6 +296,15 @@ def judge_value(raw: Any, where: str) -> Judge:
     )
 
 
+def judge_to_json(judge: Judge) -> Any:
+    """A `judge` value as a case file writes it (`judge_value` reads it back)."""
+    if isinstance(judge, Matches):
+        return {"matches": judge.pattern}
+    if isinstance(judge, OneOf):
+        return {"one_of": list(judge.values)}
+    return judge.name if not judge.options else {"name": judge.name, **judge.options}
+
+
 def near_miss_any(raw: Mapping[str, Any], known: tuple[str, ...]) -> tuple[str, str] | None:
     """The first key of `raw` that reads as a typo of one of `known`, with the key it means."""
     for key in raw:
