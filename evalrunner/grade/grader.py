@@ -247,7 +247,7 @@ class Grader:
         self._equivalences: dict[tuple[int, ...], bool] = {}
         self._registry = registry
         for case in self.cases.values():
-            if any(step.judge for seq in case.accept for step in seq):
+            if any(step.judge and step.tool in self.tools for seq in case.accept for step in seq):
                 self._case_plan(case)  # a judge that names no parameter is an input error now
 
     # ------------------------------------------------------------------------------ keys
@@ -295,7 +295,7 @@ class Grader:
             rule_seqs=rule_seqs,
             plans=plans,
             reads=reads,
-            judged=any(step.judge for seq in case.accept for step in seq),
+            judged=any(s.judge and s.tool in self.tools for seq in case.accept for s in seq),
             forbid=tuple((f, self.plan(f.tool)) for f in case.forbid),
         )
 
@@ -308,7 +308,7 @@ class Grader:
         for j, s in enumerate(steps):
             plan = self.plan(s.tool)
             key: Any
-            if s.judge:
+            if s.judge and s.tool in self.tools:  # a tool no schema defines: compared as JSON
                 where = f"{case.source} (case {case.id!r}): {step_label(case, s)}"
                 plan = step_plan(s, self.tools.get(s.tool), plan, self._registry, where)
                 key = (s.tool, object())  # a key of its own: only `_same` relates it to calls
