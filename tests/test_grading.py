@@ -197,4 +197,4 @@ def test_tiny_tables_give_the_same_results(monkeypatch, tmp_path):
         monkeypatch.setattr(score, name, 4)
     monkeypatch.setattr(report, "_RENDERED_SIZE", 4)
     tiny = CliRunner().invoke(app, args).stdout
-    assert tiny == normal and normal.count("\n") == 4001
+    assert tiny == normal and normal.count("\n") == 4043

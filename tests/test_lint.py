@@ -852,4 +852,9 @@ def test_grade_writes_where_no_tool_is_read_only_is_a_warning(tmp_path):
     (tmp_path / "tools" / "r.json").write_text(
         json.dumps({"name": "r", "parameters": obj(), "x-eval-readonly": True})
     )
+    assert only(run_lint(tmp_path)).code == "writes-without-reads"  # r is no tool of the case
+    reads = [{"tool": "r", "args": {}}, {"tool": "t", "args": {}}]
+    (tmp_path / "cases" / "cases.json").write_text(
+        json.dumps([{"id": "c1", "grade": "writes", "accept": [reads]}])
+    )
     assert run_lint(tmp_path).findings == ()

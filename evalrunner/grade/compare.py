@@ -369,9 +369,9 @@ def _explain_predicate(a: Any, e: Any, node: Node, path: str, out: list[Diff]) -
     ok, note = node.predicate.test(a)
     name = node.predicate.name
     if ok:
-        out.append(Diff(path, node.param.path, "absorbed", UNJUDGED_SHAPE, name, a, e, a, e))
-    else:
-        out.append(Diff(path, node.param.path, "mismatch", None, name, a, e, a, e, note))
+        out.append(Diff(path, node.param.path, "absorbed", UNJUDGED_SHAPE, name, a, e))
+    else:  # no normal forms: the predicate tested the run's value as it is
+        out.append(Diff(path, node.param.path, "mismatch", None, name, a, e, note=note))
     return ok
 
 
@@ -444,9 +444,7 @@ def _explain_property(
                     child.predicate.name,
                     a.get(k, MISSING),
                     e.get(k, MISSING),
-                    a.get(k, MISSING),
-                    e.get(k, MISSING),
-                    note,
+                    note=note,
                 )
             )
         return ok

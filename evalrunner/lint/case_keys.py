@@ -192,7 +192,7 @@ def _check_grade(case: Case, sites: Mapping[str, ToolSite], out: list[Finding]) 
     if case.grade != "writes":
         return
     named = {step.tool for sequence in case.accept for step in sequence}
-    if any(s.tool.readonly for s in sites.values()):
+    if any(sites[n].tool.readonly for n in named if n in sites):
         return
     out.append(
         finding(
