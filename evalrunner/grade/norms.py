@@ -377,6 +377,8 @@ def url(value: Any, *, scheme: str | None = None) -> str:
     if type(value) is not str:
         raise NormError(f"{json_kind(value)} is not a URL")
     text = value.strip()
+    if scheme == "any" and text.startswith("/") and not text.startswith("//"):
+        raise NormError("not a URL: a path alone names no host")
     if scheme == "any" and "://" not in text and not text.startswith("//"):
         # `www.example.com/a`: a host and a path, written without a scheme (not `mailto:x`)
         text = text if _SCHEMELESS.match(text) else "//" + text
@@ -403,10 +405,12 @@ def url(value: Any, *, scheme: str | None = None) -> str:
             port = ""
         if scheme == "any" and name in WEB_SCHEMES:
             out = "https:"
-        out += "//" + (_percent(userinfo) + "@" if at else "") + _percent(host).lower()
+        # decoded first (`%41` is `A`), then lower-cased, then the remaining escapes' hex upper
+        out += "//" + (_percent(userinfo) + "@" if at else "") + _percent(_percent(host).lower())
         out += ":" + port.lstrip("0").rjust(1, "0") if port else ""
         path = path or "/"
-    out += _percent(_without_dot_segments(path) if path.startswith("/") else path)
+    path = _percent(path)  # before the dot segments: `%2E` is a `.` (RFC 3986, 6.2.2)
+    out += _without_dot_segments(path) if path.startswith("/") else path
     if query is not None:
         out += "?" + _percent(query)
     if fragment is not None:
