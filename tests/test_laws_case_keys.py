@@ -187,3 +187,21 @@ def test_the_fast_paths_and_the_general_path_agree_with_the_new_keys(world):
         calls = grader._prepare(run.calls, None, cp.plans)
         grader._canonical_keys(calls)
         assert fast == grader._grade_prepared(calls, cp, keys=False), record
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(world=keyed_worlds())
+def test_a_false_pass_lists_only_the_shapes_whose_condition_holds(world):
+    for r in grade_all(*world):
+        if r.verdict != "false_pass":
+            continue
+        labels = {c.label for c in r.calls}
+        assert ("forbidden_call" in r.shapes) == ("forbidden" in labels), r
+        if "rejected_call" in r.shapes:
+            assert "errored" in labels and r.accepted is None, r
+        if "redundant_call" in r.shapes:
+            assert "redundant" in labels or any(
+                c.label == "forbidden" and c.repeats is not None for c in r.calls
+            ), r
+        assert "effect_failed" not in r.shapes  # the generated runs record no world
+        assert r.shape == r.shapes[0]
