@@ -205,3 +205,25 @@ def test_a_false_pass_lists_only_the_shapes_whose_condition_holds(world):
             ), r
         assert "effect_failed" not in r.shapes  # the generated runs record no world
         assert r.shape == r.shapes[0]
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(world=keyed_worlds())
+def test_a_judged_step_explains_what_it_decides(world):
+    """`compare(call, step).equal` is `equivalent(call, step)` for a judged step's own plan, and
+    a call JSON-equal to the step is always equivalent to it."""
+    tools_json, case_json, records = world
+    grader = build(tools_json, case_json)
+    cp = grader._case_plan(grader.cases[case_json["id"]])
+    for seq in cp.seqs:
+        for item in seq.items:
+            if not item.plan.judged:
+                continue
+            assert item.plan.equivalent(item.call.args, item.call.args)
+            for record in records:
+                for call in record["calls"]:
+                    args = call.get("args")
+                    if call.get("tool") != item.call.tool or type(args) is not dict:
+                        continue
+                    got = item.plan.compare(args, item.call.args)
+                    assert got.equal == item.plan.equivalent(args, item.call.args), (args, item)

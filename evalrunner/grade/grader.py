@@ -10,6 +10,14 @@ A run with a call to a tool whose rules may read JSON-equal values apart (`ToolP
 `money_cents`, say, or a plugin's rule) is graded pairwise instead: calls and steps are related by
 `Grader._same` (keys first, then `ToolPlan.equivalent`, cached per pair of spellings), matching is
 by earliest fit or bipartite matching, and repeats are counted by matchings (docs/semantics.md).
+So is every run of a case with a judged step (`judge.step_plan`): its steps compare by their own
+rules, which the calls' keys know nothing of.
+
+A case's own keys apply here too: `repeatable` gives the case plans of its own for those tools,
+`grade: "writes"` holds the calls against the sequences without their read-only steps
+(`_CasePlan.rule_seqs`), and `forbid` labels the calls outside the match it names (rule 4). The
+repeat drop keeps the copies a match needs (`_rule_one`), and the copies labelled `repeat` or
+`redundant` are the ones the alignment left (`_move_marks`), so labels agree with the match.
 """
 
 from __future__ import annotations
