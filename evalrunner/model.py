@@ -86,6 +86,9 @@ class Tool:
     """The root parameter: an object whose properties are the tool's parameters."""
     repeatable: bool = False
     """`x-eval-repeatable`: repeating an equivalent call is not redundant (polling, say)."""
+    readonly: bool = False
+    """`x-eval-readonly` (or MCP's `annotations.readOnlyHint`): the tool only reads. Cases graded
+    on writes leave its calls out of rule 1."""
     description: str = ""
     format: str = "bare"
     """Which format the tool was written in: openai_chat, openai_responses, anthropic, mcp, bare."""
@@ -110,15 +113,53 @@ class Tool:
 
 
 @dataclass(frozen=True, slots=True)
+class Matches:
+    """A step's predicate `{"matches": REGEX}`: a string the expression finds a match in."""
+
+    pattern: str
+
+
+@dataclass(frozen=True, slots=True)
+class OneOf:
+    """A step's predicate `{"one_of": [V, ...]}`: a value equivalent to one of these."""
+
+    values: tuple[Any, ...]
+
+
+PREDICATES: Final = ("matches", "one_of")
+"""The predicates a step's `judge` may hold besides a rule, as cases write them (and as an
+explanation's `norm` names the one that judged a difference)."""
+
+Judge = NormSpec | Matches | OneOf
+"""How one step judges one parameter: a rule (as `x-eval-norm` writes it) or a predicate."""
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     """One expected call of an accepted sequence."""
 
     tool: str
     args: Mapping[str, Any]
+    judge: Mapping[str, Judge] = field(default_factory=dict)
+    """Per parameter path (`body`, `items[].note`): how this step alone judges it (`judge`)."""
     tool_loc: tuple[str | int, ...] = field(default=(), compare=False)
     """Where the tool name is written in the case file (`expected_tool` in the legacy form)."""
     args_loc: tuple[str | int, ...] = field(default=(), compare=False)
     """Where the args are written (`expected_args` in the legacy form, even when omitted)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Forbid:
+    """A call the case forbids: to `tool`, with `args` equivalent where listed (others free)."""
+
+    tool: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    loc: tuple[str | int, ...] = field(default=(), compare=False)
+    """Where the entry is written in the case file."""
+
+
+GradeMode = Literal["all", "writes"]
+GRADE_MODES: Final = ("all", "writes")
 
 
 EffectOp = Literal["equals", "contains", "count", "absent"]
@@ -145,6 +186,12 @@ class Case:
     """The acceptable call sequences; the first is canonical (what exact-match expects)."""
     match: MatchMode = "exact"
     effects: tuple[Effect, ...] = ()
+    forbid: tuple[Forbid, ...] = ()
+    """Calls that must not occur (true rule 4)."""
+    repeatable: frozenset[str] = frozenset()
+    """Tools whose repeated calls are not loops in this case, besides those marked repeatable."""
+    grade: GradeMode = "all"
+    """`writes`: calls to read-only tools, and steps naming them, are left out of rule 1."""
     input: str = ""
     tags: tuple[str, ...] = ()
     """Labels a user gives the case (`--group-by case.tags`: a group per tag)."""

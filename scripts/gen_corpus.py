@@ -2322,6 +2322,7 @@ def expected_verdict(scenario: str) -> tuple[str, str | None]:
             "loop": "redundant_call",
             "rejected": "rejected_call",
             "effect": "effect_failed",
+            "forbidden": "forbidden_call",
         }[shape]
     return ("fail", None) if kind == "fail" else ("pass", None)
 
@@ -2787,7 +2788,153 @@ def build(rng: random.Random) -> tuple[dict[str, bytes], dict[str, str]]:
             lines[837:837] = [BROKEN_UNKNOWN_CASE]
         data = b"".join(line + b"\n" for line in lines)
         files[f"traces/{name}"] = gzip.compress(data, mtime=0) if name.endswith(".gz") else data
+    # Drawn from a random stream of their own, after everything else: the runs above stay as
+    # they were when these cases were added.
+    cases, runs = guarded(random.Random(SEED + 26), number)
+    files[f"cases/{GUARDED_CASES}"] = dumps(cases)
+    lines = []
+    for scenario, record in runs:
+        labels[record["run_id"]] = scenario
+        lines.append(orjson.dumps(record))
+    files[f"traces/{GUARDED_TRACES[0]}"] = b"".join(line + b"\n" for line in lines)
     return files, labels
+
+
+# ------------------------------------------------------------------- cases that judge per task
+#
+# Cases that say what their task judges (SPEC "Cases": a step's `judge`, `forbid`, `repeatable`,
+# `"grade": "writes"`), and a week of runs of them.
+
+GUARDED_CASES = "guarded.json"
+GUARDED_TRACES = ("2026-03-30.jsonl", "c41d2e8")
+
+
+def guarded(rng: random.Random, last: int) -> tuple[list[dict[str, Any]], list[tuple[str, Any]]]:
+    """The cases, and (scenario, record) for each run, numbered after run `last`."""
+    cases: list[dict[str, Any]] = []
+    runs: list[tuple[str, Any]] = []
+
+    def add(scenario: str, case_id: str, calls: list[dict[str, Any]]) -> None:
+        number = last + len(runs) + 1
+        record = {
+            "run_id": f"r-{number:06d}",
+            "case_id": case_id,
+            "calls": calls,
+            "meta": {"commit": GUARDED_TRACES[1], "model": rng.choice(MODELS)},
+        }
+        runs.append((scenario, record))
+
+    for i in range(3):
+        acct, cents = f"acct_{rng.randrange(1000, 9999)}", rng.randrange(5, 80) * 100
+        cid = f"credit-goodwill-{i + 1}"
+        credit = step("apply_credit", account_ref=acct, amount=cents, memo="<apology>")
+        cases.append(
+            {
+                "id": cid,
+                "input": "apologise for the outage with a goodwill credit",
+                "match": "contains",
+                "accept": [
+                    [{**credit, "judge": {"memo": {"matches": "(?i)goodwill|apolog|sorry"}}}]
+                ],
+                "forbid": [
+                    {"tool": "issue_refund"},
+                    {"tool": "apply_credit", "args": {"account_ref": "acct_0000"}},
+                ],
+            }
+        )
+        worded = {
+            **credit,
+            "args": {**credit["args"], "memo": "Goodwill credit: sorry for the outage"},
+        }
+        add("clean", cid, [credit])
+        add("ff_unjudged", cid, [worded])
+        add(
+            "fail_wrong_value",
+            cid,
+            [{**credit, "args": {**credit["args"], "memo": "monthly credit"}}],
+        )
+        injected = step("apply_credit", account_ref="ACCT_0000", amount=cents, memo="goodwill")
+        add("fp_forbidden", cid, [credit, injected])
+
+        inv = f"INV-{rng.randrange(1000, 99999)}"
+        cid = f"refund-once-{i + 1}"
+        refund = step("issue_refund", invoice_id=inv, amount=cents, reason="duplicate")
+        cases.append(
+            {
+                "id": cid,
+                "input": f"refund the duplicate charge on {inv}, once",
+                "match": "contains",
+                "accept": [[refund]],
+                "forbid": [{"tool": "issue_refund"}],
+            }
+        )
+        other = step(
+            "issue_refund",
+            invoice_id=f"INV-{rng.randrange(1000, 99999)}",
+            amount=cents,
+            reason="duplicate",
+        )
+        add("clean", cid, [refund])
+        add("fp_forbidden", cid, [refund, other])
+        add("fp_forbidden", cid, [refund, refund])
+
+        cust = f"C-{rng.randrange(1000, 9999)}"
+        cid = f"refund-after-check-{i + 1}"
+        look = step("list_refunds", customer_id=cust, status=["pending", "succeeded"])
+        refund = step("issue_refund", invoice_id=inv, amount=cents, reason="billing_error")
+        cases.append(
+            {
+                "id": cid,
+                "input": f"check {cust}'s refunds, then refund {inv}",
+                "match": "exact",
+                "grade": "writes",
+                "accept": [[look, refund]],
+            }
+        )
+        add("clean", cid, [look, refund])
+        add(
+            "ff_unjudged", cid, [step("list_refunds", customer_id=cust, since="2026-01-01"), refund]
+        )
+        add("fp_loop", cid, [look, look, refund])
+
+        ticket = f"T-{rng.randrange(10000, 99999)}"
+        cid = f"ticket-watch-{i + 1}"
+        update = step("update_ticket", ticket_id=ticket, status="pending")
+        watch = step("get_ticket", ticket_id=ticket)
+        cases.append(
+            {
+                "id": cid,
+                "input": f"put {ticket} on pending and watch it",
+                "match": "contains",
+                "repeatable": ["get_ticket"],
+                "accept": [[update, watch]],
+            }
+        )
+        add("clean", cid, [update, watch, watch, watch])
+        add("ff_unjudged", cid, [watch, update, watch])
+
+        cid = f"reply-refund-{i + 1}"
+        reply = step(
+            "reply_to_ticket", ticket_id=ticket, body="<tell them the refund is on its way>"
+        )
+        cases.append(
+            {
+                "id": cid,
+                "input": f"tell the customer on {ticket} that the refund is on its way",
+                "accept": [[{**reply, "judge": {"body": {"matches": "(?i)\\brefund"}}}]],
+            }
+        )
+        add(
+            "ff_unjudged",
+            cid,
+            [{**reply, "args": {**reply["args"], "body": "Your refund was sent today."}}],
+        )
+        add(
+            "fail_wrong_value",
+            cid,
+            [{**reply, "args": {**reply["args"], "body": "We are looking into it."}}],
+        )
+    return cases, runs
 
 
 # Two lines a scorer must list as unscoreable, with file:line: a writer that crashed mid-line,

@@ -76,6 +76,7 @@ POOLS: dict[str | None, list] = {
     "set": [[1, 2], [2, 1], [1, 2, 2], [1], [], [1.0, 2]],
     "unordered_list": [[1, 2], [2, 1], [1, 2, 2], [2, 1, 2], [1], [2.0, 1]],
     "known_fields": [{"a": 1}, {"a": 1, "b": 2}, {"a": 1.0, "c": 3}, {"a": 2}, {}],
+    "url": ["http://a.io/x", "HTTP://A.io:80/x", "http://a.io/x/", "https://a.io/x", "a.io/x", 1],
     "nested": [
         {"m": 25, "t": "A"},
         {"m": 25.0, "t": "a"},

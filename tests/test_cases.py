@@ -168,8 +168,9 @@ def test_cases_and_steps_record_where_they_are_written(tmp_path):
         (
             {"effects": CASE["effect"]},
             "(case 'refund-dana-march'): unknown key 'effects' in a case; did you mean 'effect'? "
-            "(a case reads id, input, match, accept, effect, expected_tool, expected_args, tags; "
-            "other keys are allowed, but not one that looks like a typo of these)",
+            "(a case reads id, input, match, accept, effect, forbid, repeatable, grade, "
+            "expected_tool, expected_args, tags; other keys are allowed, but not one that looks "
+            "like a typo of these)",
         ),
         ({"mtach": "prefix"}, "unknown key 'mtach' in a case; did you mean 'match'?"),
         ({"calls": []}, "unknown key 'calls' in a case; did you mean 'accept'?"),

@@ -59,7 +59,12 @@ def test_json_document_numbers():
         "default": 0,
         "unjudged": 0,
     }
-    assert s["false_passes"] == {"redundant_call": 1, "rejected_call": 1, "effect_failed": 0}
+    assert s["false_passes"] == {
+        "forbidden_call": 0,
+        "redundant_call": 1,
+        "rejected_call": 1,
+        "effect_failed": 0,
+    }
     assert s["effects"] == {"checked": 8, "failed": 2, "unverified": 2}
     assert s["coverage"] == {"tools": 4, "tools_with_norms": 2, "call_share_with_norms": 0.5}
     verdicts = {r["run_id"]: (r["verdict"], r["shape"]) for r in doc["runs"]}

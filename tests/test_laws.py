@@ -46,15 +46,9 @@ def a_reported_pass_satisfies_rule_1(grader: Grader, run: Run, r: RunResult) -> 
     """A rule only widens equality: when exact-match passes a run, the true check's rule 1 holds
     too, unless something rule 1 must see and exact-match cannot explains it: an errored attempt
     (exact-match counts it as the step; `rejected_call`) or a loop (exact-match drops an exact
-    repeat; rule 2, `redundant_call`).
-
-    Runs with a call to a repeatable tool are left out: there SPEC drops a later call equivalent
-    to an earlier one even when exact-match used that later call for its step (steps `[B, poll]`,
-    calls `[poll~, B, poll]` under `contains`), which is SPEC's reading, not a rule's
-    (docs/semantics.md, "Shapes")."""
+    repeat; rule 2, `redundant_call`). Repeats to repeatable tools included: the repeat drop keeps
+    the copies a match needs (steps `[B, poll]`, calls `[poll~, B, poll]` under `contains`)."""
     if not r.reported_pass or any(c.errored for c in run.calls):
-        return
-    if any(grader.plan(c.tool).repeatable for c in run.calls):
         return
     assert r.accepted is not None or any(c.label == "redundant" for c in r.calls)
 
@@ -71,7 +65,8 @@ def labels_agree_with_their_comparisons(r: RunResult) -> None:
             assert c.comparison is not None and c.comparison.equal
             assert c.label == "repeat" or not c.comparison.exact
         if c.label in ("repeat", "redundant"):
-            assert c.repeats is not None and c.repeats < c.index
+            # the copy the match used, which may come later (SPEC "Precise readings")
+            assert c.repeats is not None and c.repeats != c.index
             assert r.calls[c.repeats].tool == c.tool
 
 

@@ -771,3 +771,90 @@ def test_repo_corpus_has_no_errors():
         if f.severity == "error"
     ]
     assert errors == []
+
+
+# --------------------------------------------------------------------- a case's own keys
+
+
+def test_a_judge_path_naming_no_parameter_is_an_error_with_did_you_mean(tmp_path):
+    step = {"tool": "mail", "args": {"body": "x"}, "judge": {"bdy": "any"}}
+    root = corpus(
+        tmp_path, {"mail": obj(body={"type": "string"})}, [{"id": "c1", "accept": [[step]]}]
+    )
+    f = only(run_lint(root))
+    assert_finding(
+        f, "judge-unknown-param", str(root / "cases" / "cases.json"), "$[0].accept[0][0].judge.bdy"
+    )
+    assert "did you mean 'body'?" in f.fix
+
+
+def test_a_judge_naming_an_unknown_rule_is_an_error(tmp_path):
+    step = {"tool": "mail", "args": {}, "judge": {"body": "anything"}}
+    root = corpus(
+        tmp_path, {"mail": obj(body={"type": "string"})}, [{"id": "c1", "accept": [[step]]}]
+    )
+    f = only(run_lint(root))
+    assert_finding(
+        f, "judge-invalid", str(root / "cases" / "cases.json"), "$[0].accept[0][0].judge"
+    )
+    assert "unknown normalizer 'anything'" in f.message
+
+
+@pytest.mark.parametrize(
+    ("pattern", "why"), [("(unclosed", "does not compile"), ("(a|aa)+$", "backtracks")]
+)
+def test_a_pattern_that_cannot_compile_or_backtracks_is_an_error(tmp_path, pattern, why):
+    step = {"tool": "mail", "args": {}, "judge": {"body": {"matches": pattern}}}
+    root = corpus(
+        tmp_path, {"mail": obj(body={"type": "string"})}, [{"id": "c1", "accept": [[step]]}]
+    )
+    f = only(run_lint(root))
+    assert_finding(
+        f,
+        "judge-pattern-invalid",
+        str(root / "cases" / "cases.json"),
+        "$[0].accept[0][0].judge.body.matches",
+    )
+    assert why in f.message
+
+
+@pytest.mark.parametrize(
+    ("entry", "path"),
+    [
+        ({"tool": "send_mony"}, "$[0].forbid[0].tool"),
+        ({"tool": "send_money", "args": {"recipent": "x"}}, "$[0].forbid[0].args.recipent"),
+        ({"tool": "send_money", "args": {"amount": "ten"}}, "$[0].forbid[0].args.amount"),
+    ],
+)
+def test_a_forbid_entry_that_can_never_match_is_a_warning(tmp_path, entry, path):
+    tools = {
+        "send_money": {
+            **obj(recipient={"type": "string"}, amount={"type": "number"}),
+            "additionalProperties": False,
+        }
+    }
+    cases = [
+        {
+            "id": "c1",
+            "match": "contains",
+            "accept": [[{"tool": "send_money", "args": {}}]],
+            "forbid": [entry],
+        }
+    ]
+    f = only(run_lint(corpus(tmp_path, tools, cases)))
+    assert_finding(f, "forbid-never-matches", str(tmp_path / "cases" / "cases.json"), path)
+
+
+def test_grade_writes_where_no_tool_is_read_only_is_a_warning(tmp_path):
+    cases = [{"id": "c1", "grade": "writes", "accept": [[{"tool": "t", "args": {}}]]}]
+    f = only(run_lint(corpus(tmp_path, {"t": obj()}, cases)))
+    assert_finding(f, "writes-without-reads", str(tmp_path / "cases" / "cases.json"), "$[0].grade")
+    (tmp_path / "tools" / "r.json").write_text(
+        json.dumps({"name": "r", "parameters": obj(), "x-eval-readonly": True})
+    )
+    assert only(run_lint(tmp_path)).code == "writes-without-reads"  # r is no tool of the case
+    reads = [{"tool": "r", "args": {}}, {"tool": "t", "args": {}}]
+    (tmp_path / "cases" / "cases.json").write_text(
+        json.dumps([{"id": "c1", "grade": "writes", "accept": [reads]}])
+    )
+    assert run_lint(tmp_path).findings == ()

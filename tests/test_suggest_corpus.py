@@ -16,6 +16,7 @@ import pytest
 
 from evalrunner.grade.grader import Grader, RunResult
 from evalrunner.jsonvalue import MISSING
+from evalrunner.model import PREDICATES
 from evalrunner.scoring import Config, load_config, score
 from evalrunner.suggest import AlternateSuggestion, DefaultSuggestion, RuleSuggestion, suggest
 from evalrunner.suggest.params import param_path, walk, with_changes
@@ -83,7 +84,7 @@ def carried() -> set[Key]:
             continue
         for c in r.calls:
             for d in c.comparison.diffs if c.comparison is not None else ():
-                if d.kind == "absorbed":
+                if d.kind == "absorbed" and d.norm not in PREDICATES:  # a case's, not a tool's
                     found.add(("rule", c.tool, d.param, d.norm or ""))
                 elif d.kind == "default":
                     found.add(("default", c.tool, d.param, ""))

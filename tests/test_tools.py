@@ -347,7 +347,7 @@ def test_anchors_resolve_like_pointers(tmp_path):
             },
             "bad.json (t): unknown annotation 'x-eval-norms'; did you mean 'x-eval-norm'? (at "
             "$.parameters.properties.m['x-eval-norms']; evalrun reads x-eval-norm on a parameter "
-            "schema and x-eval-repeatable on the tool)",
+            "schema and x-eval-repeatable and x-eval-readonly on the tool)",
         ),
         (
             {"name": "t", "parameters": PARAMS, "x-eval-repeat": True},
@@ -381,6 +381,14 @@ def test_anchors_resolve_like_pointers(tmp_path):
                 "parameters": {"type": "object", "$defs": {"X": {"x-eval-repeatable": True}}},
             },
             "x-eval-repeatable goes on the tool, not here (at $.parameters['$defs'].X['x-eval-repeatable'];",
+        ),
+        (
+            {"name": "t", "parameters": PARAMS, "x-eval-read-only": True},
+            "unknown annotation 'x-eval-read-only'; did you mean 'x-eval-readonly'?",
+        ),
+        (
+            {"name": "t", "parameters": PARAMS, "x-eval-readonly": "yes"},
+            "x-eval-readonly must be true or false",
         ),
         (
             {"name": "t", "parameters": {"type": "object", "not": {"x-evl-norm": "set"}}},

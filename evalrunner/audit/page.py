@@ -97,9 +97,19 @@ def view(run: Mapping[str, Any]) -> dict[str, Any]:
         "match": run.get("match", "exact"),
         "calls": [_call(raw) for raw in run.get("calls", [])],
         "accept": [
-            [{"tool": s["tool"], "args": pretty(s["args"])} for s in seq]
+            [
+                {
+                    "tool": s["tool"],
+                    "args": pretty(s["args"]),
+                    "judge": pretty(s["judge"]) if s.get("judge") else None,
+                }
+                for s in seq
+            ]
             for seq in run.get("accept", [])
         ],
+        "forbid": [pretty(f) for f in run.get("forbid", [])],
+        "grade": run.get("grade", "all"),
+        "repeatable": list(run.get("repeatable", [])),
         "effects": [pretty(e) for e in run.get("effects", [])],
         "world": None if run.get("world") is None else pretty(run["world"]),
         "meta": pretty(run["meta"]) if run.get("meta") else None,
@@ -315,7 +325,18 @@ SCRIPT = r"""
       el("div", {}, "#" + j, j === 0
         ? el("span", {class: "badge canonical"}, "canonical: what exact-match expects") : null),
       seq.length ? el("ol", {class: "steps", start: "0"}, ...seq.map((s) => el("li", {},
-        el("span", {class: "tool"}, s.tool), el("pre", {}, s.args)))) : none("no calls"))));
+        el("span", {class: "tool"}, s.tool), el("pre", {}, s.args),
+        s.judge ? el("div", {class: "label-small"}, "judged by this step") : null,
+        s.judge ? el("pre", {}, s.judge) : null))) : none("no calls"))));
+  }
+  function renderForbid(v) {
+    const parts = [];
+    if (v.grade !== "all") parts.push(el("p", {}, "graded on " + v.grade
+      + ": calls to read-only tools are left out of the match"));
+    if (v.repeatable.length) parts.push(el("p", {}, "repeatable here: " + v.repeatable.join(", ")));
+    if (v.forbid.length) parts.push(el("div", {class: "label-small"}, "forbidden calls"),
+      ...v.forbid.map((f) => el("pre", {}, f)));
+    return el("div", {}, ...parts);
   }
   function renderTools(tools) {
     if (!tools.length) return none("no tools");
@@ -337,7 +358,7 @@ SCRIPT = r"""
     $("input").textContent = v.input || "(the case states no request)";
     $("match").textContent = "match: " + v.match;
     $("calls").replaceChildren(renderCalls(v.calls));
-    $("accept").replaceChildren(renderAccept(v.accept));
+    $("accept").replaceChildren(renderAccept(v.accept), renderForbid(v));
     $("effects").replaceChildren(v.effects.length
       ? el("div", {}, ...v.effects.map((e) => el("pre", {}, e))) : none("the case asserts no effect"));
     $("world").replaceChildren(v.world !== null ? el("pre", {}, v.world) : none("no world recorded"));

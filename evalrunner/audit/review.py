@@ -19,7 +19,8 @@ from typing import Any
 from rich.console import Console
 
 from ..grade.grader import RunResult
-from ..model import MISSING, Case, Effect, Tool
+from ..model import MISSING, Case, Effect, Step, Tool
+from ..read.cases import judge_to_json
 from ..traces import NativeRecord, call_tool
 from ..write.table import render_run
 
@@ -36,17 +37,37 @@ def review(
     calls = calls if type(calls) is list else []
     world = native.get("world")
     meta = native.get("meta")
-    accept = [[{"tool": s.tool, "args": dict(s.args)} for s in seq] for seq in case.accept]
-    return {
+    accept = [[step_to_json(s) for s in seq] for seq in case.accept]
+    out: dict[str, Any] = {
         "input": case.input,
         "calls": calls,
         "match": case.match,
         "accept": accept,
-        "effects": [effect_to_json(e) for e in case.effects],
-        "world": world,
-        "meta": meta if type(meta) is dict else {},
-        "tools": tools_involved(calls, case, tools, blind=blind),
     }
+    # What the case judges is the reviewer's to read too (not evalrun's verdict): only when set.
+    if case.forbid:
+        out["forbid"] = [{"tool": f.tool, "args": dict(f.args)} for f in case.forbid]
+    if case.repeatable:
+        out["repeatable"] = sorted(case.repeatable)
+    if case.grade != "all":
+        out["grade"] = case.grade
+    out.update(
+        {
+            "effects": [effect_to_json(e) for e in case.effects],
+            "world": world,
+            "meta": meta if type(meta) is dict else {},
+            "tools": tools_involved(calls, case, tools, blind=blind),
+        }
+    )
+    return out
+
+
+def step_to_json(step: Step) -> dict[str, Any]:
+    """A step as a case file writes it, with its `judge` when it has one."""
+    out: dict[str, Any] = {"tool": step.tool, "args": dict(step.args)}
+    if step.judge:
+        out["judge"] = {path: judge_to_json(j) for path, j in step.judge.items()}
+    return out
 
 
 def tools_involved(
@@ -77,6 +98,8 @@ def tools_involved(
         }
         if not blind:
             entry["repeatable"] = tool.repeatable
+            if tool.readonly:
+                entry["readonly"] = True
         out[name] = entry
     return out
 

@@ -6,7 +6,7 @@ from collections import Counter
 from fractions import Fraction
 
 from ..jsonvalue import short_json
-from ..model import MISSING
+from ..model import MISSING, PREDICATES
 from .views import CallView, ParamView, RunDetail, RunView, same_value
 
 ALIGNED = ("exact", "equivalent")
@@ -75,6 +75,14 @@ def _one_call(before: CallView, after: CallView, same_sequence: bool) -> list[st
         if now == "repeat":
             return [f"call {i} no longer redundant: {tool} is now repeatable"]
         return [f"call {i} no longer redundant"]
+    if now == "forbidden" and was != "forbidden":
+        return [f"call {i} ({tool}) now forbidden by the case (was {was})"]
+    if was == "forbidden" and now != "forbidden":
+        return [f"call {i} ({tool}) no longer forbidden (now {now})"]
+    if now == "read" and was != "read":
+        return [f"call {i} ({tool}) now a read the case does not judge (grade: writes; was {was})"]
+    if was == "read" and now != "read":
+        return [f"call {i} ({tool}) now judged (was a read left out under grade: writes)"]
     if now in ("errored", "malformed") and was != now:
         return [f"call {i} ({tool}) now {now} (was {was})"]
     if was in ("errored", "malformed") and was != now:
@@ -84,7 +92,12 @@ def _one_call(before: CallView, after: CallView, same_sequence: bool) -> list[st
         for p in after.params:
             if p.kind != "equivalent" or before.param(p.path) == p:
                 continue
-            if p.norm:
+            if p.norm in PREDICATES:
+                found.append(
+                    f"now accepted by the step's judge `{p.norm}` on {tool}.{p.path}: "
+                    f"{_pair(p, '~')}"
+                )
+            elif p.norm:
                 found.append(
                     f"now equivalent through `{p.norm}` on {tool}.{p.path}: {_pair(p, '~')}"
                 )
@@ -197,6 +210,9 @@ def _top(reasons: Counter[str], n: int = 2) -> str:
 
 def failure_reason(r: RunDetail) -> str:
     """The first thing to read about a failing run, in a few words."""
+    for c in r.calls:
+        if c.label == "forbidden":
+            return f"forbidden call to {c.tool}"
     for c in r.calls:
         if c.label == "redundant":
             return f"redundant call to {c.tool}"

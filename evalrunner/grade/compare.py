@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from ..jsonvalue import canon_key, json_eq, short_json
-from ..model import FALSE_FAILURE_SHAPES, MISSING, InputError, Param, Tool
+from ..model import FALSE_FAILURE_SHAPES, MISSING, InputError, NormSpec, Param, Tool
 from .norms import Normalizer, Rule, bind, load_registry
 
 DiffKind = Literal["absorbed", "default", "mismatch"]
@@ -73,6 +73,17 @@ class Comparison:
 EXACT = Comparison(equal=True, exact=True)
 
 
+class Predicate(Protocol):
+    """A step's test of the run's value (`judge`: `matches`, `one_of`), in place of equality."""
+
+    name: str
+    """As the case writes it: `matches`, `one_of`."""
+
+    def test(self, value: Any) -> tuple[bool, str | None]:
+        """(whether the run's value passes, why not when it does not)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Node:
     """A parameter compiled for comparison: its bound rule and its normalized default."""
@@ -88,25 +99,50 @@ class Node:
     stable: bool = True
     """Every rule at or below this node reads JSON-equal values alike (`Rule.json_stable`), so
     that equivalence below it is the equality of normal forms."""
+    predicate: Predicate | None = None
+    """A step's `judge` predicate on the run's value here (then `rule` is the parameter's own,
+    which `one_of` compares under). Comparisons with it are not symmetric: the run's call is
+    `a`, the step `e`."""
 
 
-def compile_param(param: Param, registry: Mapping[str, Normalizer], where: str) -> Node:
-    """Bind every rule below `param`; InputError for an unknown normalizer or a bad option."""
-    props = {k: compile_param(p, registry, where) for k, p in param.properties.items()}
-    items = compile_param(param.items, registry, where) if param.items is not None else None
+Override = NormSpec | Predicate | None
+"""What a step's `judge` puts at a parameter path: a rule in place of the tool's, or a predicate."""
+
+
+def compile_param(
+    param: Param,
+    registry: Mapping[str, Normalizer],
+    where: str,
+    judge: Mapping[str, Override] | None = None,
+) -> Node:
+    """Bind every rule below `param`; InputError for an unknown normalizer or a bad option.
+
+    `judge` (a step's, by parameter path) replaces the tool's rule where it names one, and puts
+    its predicates in place."""
+    props = {k: compile_param(p, registry, where, judge) for k, p in param.properties.items()}
+    items = compile_param(param.items, registry, where, judge) if param.items is not None else None
+    norm, predicate = param.norm, None
+    if judge and param.path in judge:
+        found = judge[param.path]
+        if isinstance(found, NormSpec):
+            norm = found
+        else:
+            predicate = found
     rule = None
-    if param.norm is not None:
+    if norm is not None:
         try:
-            rule = bind(param.norm, registry, fields=frozenset(param.properties))
+            rule = bind(norm, registry, fields=frozenset(param.properties))
         except ValueError as e:
             raise InputError(f"{where}: parameter {param.path or '(root)'!r}: {e}") from None
     active = (
         rule is not None
+        or predicate is not None
         or any(c.active or c.default is not MISSING for c in props.values())
         or (items is not None and items.active)
     )
     stable = (
         (rule is None or rule.json_stable)
+        and predicate is None
         and all(c.stable for c in props.values())
         and (items is None or items.stable)
     )
@@ -118,6 +154,7 @@ def compile_param(param: Param, registry: Mapping[str, Normalizer], where: str) 
         default=param.default,
         active=active,
         stable=stable,
+        predicate=predicate,
     )
     if param.default is not MISSING:
         node = replace(node, default_norm=normalize(param.default, node))
@@ -165,6 +202,8 @@ def equivalent(a: Any, e: Any, node: Node) -> bool:
         return True
     if not node.active:
         return False
+    if node.predicate is not None:
+        return node.predicate.test(a)[0]
     rule = node.rule
     if rule is not None:
         return json_eq(rule.apply(_inner(a, node))[0], rule.apply(_inner(e, node))[0])
@@ -172,7 +211,10 @@ def equivalent(a: Any, e: Any, node: Node) -> bool:
         props = node.props
         for k in a.keys() | e.keys():
             child = props.get(k)
-            if k in a and k in e:
+            if child is not None and child.predicate is not None and not (k in a and k in e):
+                if not _absent_passes(a, k, child):
+                    return False
+            elif k in a and k in e:
                 if not (json_eq(a[k], e[k]) if child is None else equivalent(a[k], e[k], child)):
                     return False
             elif (
@@ -188,10 +230,19 @@ def equivalent(a: Any, e: Any, node: Node) -> bool:
     return False
 
 
+def _absent_passes(a: Mapping[str, Any], k: str, node: Node) -> bool:
+    """A predicate on a parameter one side leaves out: the run's value is tested, and a run that
+    omits it is tested on the declared default (no default: it fails)."""
+    assert node.predicate is not None
+    if k in a:
+        return node.predicate.test(a[k])[0]
+    return node.default is not MISSING and node.predicate.test(node.default)[0]
+
+
 class ToolPlan:
     """One tool compiled once for grading: canonical keys for hashing, and explanations."""
 
-    __slots__ = ("active", "has_norms", "name", "pairwise", "repeatable", "root", "tool")
+    __slots__ = ("active", "has_norms", "judged", "name", "pairwise", "repeatable", "root", "tool")
 
     def __init__(self, tool: Tool | None, name: str, root: Node) -> None:
         self.tool = tool
@@ -203,6 +254,15 @@ class ToolPlan:
         self.pairwise = not root.stable
         """Some rule of the tool may read JSON-equal values apart: equal keys still mean
         equivalent calls, but calls with different keys may be equivalent too (`equivalent`)."""
+        self.judged = False
+        """A step's own plan (`judge.step_plan`): it compares a run's call (first) with that
+        step (second), and its forms are not comparable with the tool's keys."""
+
+    def with_repeatable(self) -> ToolPlan:
+        """This plan for a case that lists the tool in `repeatable`."""
+        plan = ToolPlan(self.tool, self.name, self.root)
+        plan.repeatable = True
+        return plan
 
     @classmethod
     def compile(cls, tool: Tool, registry: Mapping[str, Normalizer]) -> ToolPlan:
@@ -268,6 +328,8 @@ def _explain(a: Any, e: Any, node: Node, path: str, out: list[Diff]) -> bool:
     """Append how `a` and `e` differ under `node`; True when they are equivalent."""
     if json_eq(a, e):
         return True
+    if node.predicate is not None:
+        return _explain_predicate(a, e, node, path, out)
     rule = node.rule
     if rule is None:
         # No rule of its own: the value is equal part by part (a property equal before
@@ -299,6 +361,22 @@ def _explain(a: Any, e: Any, node: Node, path: str, out: list[Diff]) -> bool:
         out.append(Diff(path, node.param.path, "absorbed", rule.cls, rule.name, a, e, fa, fe))
     _explain_parts(a, e, node, path, out, reordered=reordered)
     return True
+
+
+def _explain_predicate(a: Any, e: Any, node: Node, path: str, out: list[Diff]) -> bool:
+    """A step's predicate on the run's value `a` (`e`, the step's value, is an example only)."""
+    assert node.predicate is not None
+    ok, note = node.predicate.test(a)
+    name = node.predicate.name
+    if ok:
+        out.append(Diff(path, node.param.path, "absorbed", UNJUDGED_SHAPE, name, a, e))
+    else:  # no normal forms: the predicate tested the run's value as it is
+        out.append(Diff(path, node.param.path, "mismatch", None, name, a, e, note=note))
+    return ok
+
+
+UNJUDGED_SHAPE = "unjudged"
+"""The shape a predicate's differences contribute (SPEC "Shapes")."""
 
 
 def _explain_parts(
@@ -346,6 +424,30 @@ def _explain_property(
     child = node.props.get(k)
     here = _join(path, k)
     in_a, in_e = k in a, k in e
+    if child is not None and child.predicate is not None and not (in_a and in_e):
+        ok = _absent_passes(a, k, child)
+        if ok or not equal:
+            value = a[k] if in_a else child.default
+            note = (
+                None
+                if ok
+                else child.predicate.test(value)[1]
+                if value is not MISSING
+                else ("absent, and no default is declared")
+            )
+            out.append(
+                Diff(
+                    here,
+                    child.param.path,
+                    "absorbed" if ok else "mismatch",
+                    UNJUDGED_SHAPE if ok else None,
+                    child.predicate.name,
+                    a.get(k, MISSING),
+                    e.get(k, MISSING),
+                    note=note,
+                )
+            )
+        return ok
     if child is None:  # a property the schema does not declare: compared as it is
         if in_a and in_e and json_eq(a[k], e[k]):
             return True

@@ -10,14 +10,22 @@ A run with a call to a tool whose rules may read JSON-equal values apart (`ToolP
 `money_cents`, say, or a plugin's rule) is graded pairwise instead: calls and steps are related by
 `Grader._same` (keys first, then `ToolPlan.equivalent`, cached per pair of spellings), matching is
 by earliest fit or bipartite matching, and repeats are counted by matchings (docs/semantics.md).
+So is every run of a case with a judged step (`judge.step_plan`): its steps compare by their own
+rules, which the calls' keys know nothing of.
+
+A case's own keys apply here too: `repeatable` gives the case plans of its own for those tools,
+`grade: "writes"` holds the calls against the sequences without their read-only steps
+(`_CasePlan.rule_seqs`), and `forbid` labels the calls outside the match it names (rule 4). The
+repeat drop keeps the copies a match needs (`_rule_one`), and the copies labelled `repeat` or
+`redundant` are the ones the alignment left (`_move_marks`), so labels agree with the match.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from itertools import islice
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import chain, combinations, islice, product
 from typing import Any, NamedTuple, cast
 
 import orjson
@@ -28,16 +36,20 @@ from ..model import (
     FALSE_FAILURE_SHAPES,
     FALSE_PASS_SHAPES,
     MISSING,
+    PREDICATES,
     Call,
     Case,
+    Forbid,
     Run,
     Step,
     Tool,
     TraceError,
 )
+from ..read.cases import step_label
 from ..traces import call_args, call_tool, is_errored, parse_args, parse_record, run_id_of
 from .compare import EXACT, Comparison, ToolPlan
 from .effects import EffectResult, check_all
+from .judge import step_plan
 from .norms import Normalizer, load_registry
 from .trajectory import (
     FIT_EQUIVALENT,
@@ -74,8 +86,13 @@ def _newer_half(table: dict[Any, Any]) -> dict[Any, Any]:
 
 _FLAG_KEYS = frozenset({"error", "is_error", "isError", "status", "result"})
 """The keys of a recorded call that can make it an errored attempt (SPEC "Traces")."""
-TRUE_FAILED_LABELS = frozenset({"mismatch", "unexpected", "redundant", "malformed"})
+TRUE_FAILED_LABELS = frozenset({"mismatch", "unexpected", "redundant", "malformed", "forbidden"})
 ORDERED_MODES = frozenset({"exact", "prefix", "contains"})
+CONTAINS_MODES = frozenset({"contains", "contains_unordered"})
+"""The modes that allow calls outside the sequence: a repeat beyond its count is just one more."""
+OTHER_DROPS = 256
+"""The most other choices of repeated copies to drop that rule 1 tries, when dropping the latest
+copies does not let a run match (`_other_drops`)."""
 
 
 class CallResult(NamedTuple):
@@ -84,7 +101,8 @@ class CallResult(NamedTuple):
     index: int  # type: ignore[assignment]  # a field, not tuple.index: the JSON's "index"
     tool: str
     label: str
-    """exact, equivalent, mismatch, unexpected, redundant, malformed, errored, repeat, extra."""
+    """exact, equivalent, mismatch, unexpected, redundant, malformed, errored, read, forbidden,
+    repeat, extra."""
     step: int | None = None
     """The step of the labelled sequence the call was aligned (or, for a mismatch, paired) with."""
     comparison: Comparison | None = None
@@ -144,14 +162,24 @@ class _CallsGrade(NamedTuple):
     """The run's shapes should it be a false failure."""
     suspects: tuple[tuple[str, str, str], ...]
     """The rules to name should an effect fail."""
+    forbidden: bool = False
+    """Rule 4 fails: a call the case's `forbid` names."""
+    rejected: bool = False
+    """Rule 1 fails, and keeping the errored attempts as ordinary calls would have matched: only a
+    rejected call made a step (`rejected_call`)."""
 
 
 # --------------------------------------------------------------------------------------- plans
+
+_NO_PLANS: Mapping[str, ToolPlan] = {}
 
 
 @dataclass(frozen=True, slots=True)
 class _Seq:
     steps: tuple[Step, ...]
+    orig: tuple[int, ...]
+    """Each step's index in the case's sequence (under `grade: writes`, the read steps are left
+    out of the sequence rule 1 uses)."""
     ids: tuple[int | None, ...]
     """Each step's spelling id in the call table (see `_Interned.id`), for cached comparisons."""
     eq: tuple[Any, ...]
@@ -170,6 +198,16 @@ class _CasePlan:
     exactly_canonical: _CallsGrade
     """The grade of calls that are exactly the canonical sequence (the common case): both checks
     match them, with no repeat, loop or missing step."""
+    rule_seqs: tuple[_Seq, ...] = ()
+    """The sequences rule 1 holds the calls against: `seqs`, without the read steps under
+    `grade: writes`."""
+    plans: Mapping[str, ToolPlan] = field(default_factory=dict)
+    """The tools this case's `repeatable` makes repeatable, with plans that say so."""
+    reads: frozenset[str] = frozenset()
+    """Under `grade: writes`, the read-only tools: left out of rule 1."""
+    judged: bool = False
+    """Some step has a `judge`: calls and steps are related pairwise."""
+    forbid: tuple[tuple[Forbid, ToolPlan], ...] = ()
 
 
 class _Interned(NamedTuple):
@@ -227,8 +265,12 @@ class Grader:
         self._calls: dict[tuple[str, Any], _Interned] = {}
         self._ids: dict[Any, int] = {}
         self._next_id = 0
-        self._comparisons: dict[tuple[int, int], Comparison] = {}
-        self._equivalences: dict[tuple[int, int], bool] = {}
+        self._comparisons: dict[tuple[int, ...], Comparison] = {}
+        self._equivalences: dict[tuple[int, ...], bool] = {}
+        self._registry = registry
+        for case in self.cases.values():
+            if any(step.judge and step.tool in self.tools for seq in case.accept for step in seq):
+                self._case_plan(case)  # a judge that names no parameter is an input error now
 
     # ------------------------------------------------------------------------------ keys
 
@@ -241,25 +283,73 @@ class Grader:
     def _case_plan(self, case: Case) -> _CasePlan:
         found = self._case_plans.get(case.id)
         if found is None:
-            seqs = []
-            for steps in case.accept:
-                ids = tuple(self._spelling(s.tool, s.args) for s in steps)
-                eq = tuple((s.tool, self.plan(s.tool).key(s.args)) for s in steps)
-                exact = tuple((s.tool, canon_key(s.args)) for s in steps)
-                counts = dict(Counter(eq)), dict(Counter(exact))
-                items = []
-                for j, s in enumerate(steps):
-                    item = _C(j, Call(s.tool, s.args), self.plan(s.tool), exact[j], ids[j])
-                    item.eq = eq[j]
-                    items.append(item)
-                seqs.append(_Seq(steps, ids, eq, exact, *counts, tuple(items)))
-            labels = tuple(
-                CallResult(i, s.tool, "exact", i, EXACT) for i, s in enumerate(case.accept[0])
-            )
-            canonical = _CallsGrade(True, 0, False, 0, labels, (), (), ())
-            found = _CasePlan(case, tuple(seqs), frozenset(seqs[0].exact), canonical)
-            self._case_plans[case.id] = found
+            found = self._case_plans[case.id] = self._compile_case(case)
         return found
+
+    def _compile_case(self, case: Case) -> _CasePlan:
+        plans = {
+            name: self.plan(name).with_repeatable()
+            for name in sorted(case.repeatable)
+            if not self.plan(name).repeatable
+        }
+        reads = frozenset(
+            name for name, tool in self.tools.items() if tool.readonly and case.grade == "writes"
+        )
+        seqs = tuple(self._seq(case, steps, range(len(steps))) for steps in case.accept)
+        rule_seqs = seqs
+        if reads:
+            rule_seqs = tuple(
+                self._seq(case, steps, [j for j, s in enumerate(steps) if s.tool not in reads])
+                for steps in case.accept
+            )
+        labels = tuple(
+            CallResult(i, s.tool, "read")
+            if s.tool in reads
+            else CallResult(i, s.tool, "exact", i, EXACT)
+            for i, s in enumerate(case.accept[0])
+        )
+        canonical = _CallsGrade(True, 0, False, 0, labels, (), (), ())
+        return _CasePlan(
+            case,
+            seqs,
+            frozenset(seqs[0].exact),
+            canonical,
+            rule_seqs=rule_seqs,
+            plans=plans,
+            reads=reads,
+            judged=any(s.judge and s.tool in self.tools for seq in case.accept for s in seq),
+            forbid=tuple((f, self.plan(f.tool)) for f in case.forbid),
+        )
+
+    def _seq(self, case: Case, all_steps: tuple[Step, ...], indices: Sequence[int]) -> _Seq:
+        steps = tuple(all_steps[j] for j in indices)
+        ids = tuple(self._spelling(s.tool, s.args) for s in steps)
+        exact = tuple((s.tool, canon_key(s.args)) for s in steps)
+        eq: list[Any] = []
+        items = []
+        for j, s in enumerate(steps):
+            plan = self.plan(s.tool)
+            key: Any
+            if s.judge and s.tool in self.tools:  # a tool no schema defines: compared as JSON
+                where = f"{case.source} (case {case.id!r}): {step_label(case, s)}"
+                plan = step_plan(s, self.tools.get(s.tool), plan, self._registry, where)
+                key = (s.tool, object())  # a key of its own: only `_same` relates it to calls
+            else:
+                key = (s.tool, plan.key(s.args))
+            eq.append(key)
+            item = _C(j, Call(s.tool, s.args), plan, exact[j], ids[j])
+            item.eq = key
+            items.append(item)
+        return _Seq(
+            steps,
+            tuple(indices),
+            ids,
+            tuple(eq),
+            exact,
+            dict(Counter(eq)),
+            dict(Counter(exact)),
+            tuple(items),
+        )
 
     def _intern(self, tool: str, args: Any) -> _Interned:
         """The call `tool(args)`, with `args` as recorded (an object, or its JSON text), parsed and
@@ -297,16 +387,19 @@ class Grader:
         except TypeError:
             return None
 
-    def _compare(self, c: _C, ident: int | None, expected: Any) -> Comparison:
-        """`c`'s arguments explained against `expected` (spelled `ident`), once per spelling pair."""
+    def _compare(self, c: _C, other: _C) -> Comparison:
+        """`c`'s arguments explained against `other`'s (a step, or the call `c` repeats), once per
+        spelling pair; a judged step explains by its own plan."""
+        plan = other.plan if other.plan.judged else c.plan
+        ident = other.ident
         if c.ident is None or ident is None:
-            return c.plan.compare(c.call.args, expected)
-        key = (c.ident, ident)
+            return plan.compare(c.call.args, other.call.args)
+        key = (c.ident, ident, id(plan)) if plan.judged else (c.ident, ident)
         found = self._comparisons.get(key)
         if found is None:
             if len(self._comparisons) >= COMPARISONS_SIZE:
                 self._comparisons = _newer_half(self._comparisons)
-            found = self._comparisons[key] = c.plan.compare(c.call.args, expected)
+            found = self._comparisons[key] = plan.compare(c.call.args, other.call.args)
         return found
 
     def _same(self, x: _C, y: _C) -> bool:
@@ -318,7 +411,7 @@ class Grader:
         """
         if x.eq == y.eq:
             return True
-        plan = x.plan
+        plan = y.plan  # a judged step's own, when `y` is one; else the tool's
         if (
             not plan.pairwise
             or x.call.tool != y.call.tool
@@ -330,7 +423,11 @@ class Grader:
             return True  # JSON-equal
         if x.ident is None or y.ident is None:
             return plan.equivalent(x.call.args, y.call.args)
-        key = (x.ident, y.ident) if x.ident < y.ident else (y.ident, x.ident)
+        key: tuple[int, ...]
+        if plan.judged:  # not symmetric: the run's call, then the step
+            key = (x.ident, y.ident, id(plan))
+        else:
+            key = (x.ident, y.ident) if x.ident < y.ident else (y.ident, x.ident)
         found = self._equivalences.get(key)
         if found is None:
             if len(self._equivalences) >= COMPARISONS_SIZE:
@@ -338,11 +435,17 @@ class Grader:
             found = self._equivalences[key] = plan.equivalent(x.call.args, y.call.args)
         return found
 
-    def _prepare(self, calls: Sequence[Call], interned: Sequence[_Interned] | None) -> list[_C]:
+    def _prepare(
+        self,
+        calls: Sequence[Call],
+        interned: Sequence[_Interned] | None,
+        overrides: Mapping[str, ToolPlan] = _NO_PLANS,
+    ) -> list[_C]:
         plans = self.plans
         out = []
         for i, call in enumerate(calls):
-            plan = plans.get(call.tool) or self.plan(call.tool)
+            plan = (overrides and overrides.get(call.tool)) or plans.get(call.tool)
+            plan = plan or self.plan(call.tool)
             if call.malformed is not None:
                 out.append(_C(i, call, plan, (call.tool, object())))  # equal to nothing at all
                 continue
@@ -449,7 +552,7 @@ class Grader:
         self, run_calls: Sequence[Call], case: Case, interned: Sequence[_Interned] | None
     ) -> _CallsGrade:
         cp = self._case_plan(case)
-        calls = self._prepare(run_calls, interned)
+        calls = self._prepare(run_calls, interned, cp.plans)
         canonical = cp.seqs[0].exact
         if len(calls) == len(canonical) and all(
             c.exact == k and not c.call.errored for c, k in zip(calls, canonical)
@@ -463,32 +566,39 @@ class Grader:
 
         `keys=False` grades pairwise even where keys alone would do; tests compare both paths.
         """
-        pairwise = not keys or any(c.plan.pairwise for c in calls)
+        pairwise = not keys or cp.judged or any(c.plan.pairwise for c in calls)
         same = self._same if pairwise else None
         mode = cp.case.match
         live = [c for c in calls if not c.call.errored]
+        writes = _writes(live, cp)
 
         per_call = _reported(calls, cp.seqs[0], mode)
         reported_pass = per_call if self.reported == PER_CALL else _whole_list(calls, cp.seqs[0])
         matched = None
-        for k, seq in enumerate(cp.seqs):
-            kept, _ = _drop_repeats(live, seq, same)
-            if _matches(kept, seq, mode, same):
+        for k, seq in enumerate(cp.rule_seqs):
+            if _rule_one(writes, seq, mode, same) is not None:
                 matched = k
                 break
         redundant = _redundant(live, cp.seqs[matched if matched is not None else 0], same)
-        aligned_to = (
-            matched if matched is not None else _best_partial(live, cp, mode, redundant, same)
+        aligned_to = matched if matched is not None else _best_partial(writes, cp, mode, same)
+        labels, missing = _label(
+            calls, writes, live, cp, aligned_to, mode, redundant, same, self._compare
         )
-        labels, missing = _label(calls, live, cp, aligned_to, mode, redundant, same, self._compare)
+        forbidden = any(r.label == "forbidden" for r in labels)
         shapes: tuple[str, ...] = ()
-        if matched is not None and not reported_pass and not redundant:
+        if matched is not None and not reported_pass and not redundant and not forbidden:
             shapes = _false_failure_shapes(calls, live, cp, matched, mode, labels, same)
             if not shapes and per_call:
                 # --reported list failed what the per-call reading passes: calls the case's match
                 # mode leaves out (around a `contains`, after a `prefix`) or exact repeats of a
                 # repeatable tool; the case chose not to judge them.
                 shapes = ("unjudged",)
+        rejected = (
+            matched is None
+            and reported_pass
+            and len(live) < len(calls)
+            and any(_rule_one(_writes(calls, cp), q, mode, same) for q in cp.rule_seqs)
+        )
         return _CallsGrade(
             reported_pass=reported_pass,
             accepted=matched,
@@ -498,6 +608,8 @@ class Grader:
             missing=tuple(missing),
             false_failure_shapes=shapes,
             suspects=_suspects(labels) if matched is not None else (),
+            forbidden=forbidden,
+            rejected=rejected,
         )
 
 
@@ -506,22 +618,26 @@ def _finish(run_id: str, source: str, case: Case, graded: _CallsGrade, world: An
     effects = check_all(case.effects, world) if case.effects else ()
     effects_ok = all(r.ok is not False for r in effects)
     matched = graded.accepted
-    true_pass = matched is not None and not graded.redundant and effects_ok
+    true_pass = matched is not None and not graded.redundant and effects_ok and not graded.forbidden
     verdict = _verdict(graded.reported_pass, true_pass)
     shapes: tuple[str, ...] = ()
     if verdict == "false_failure":
         shapes = graded.false_failure_shapes
     elif verdict == "false_pass":
-        # The primary shape by precedence; a failed effect is an independent fact and is listed
-        # too. `rejected_call` only names a step an errored attempt alone made.
-        primary = (
-            "redundant_call"
-            if graded.redundant
-            else "rejected_call"
-            if matched is None
-            else "effect_failed"
-        )
-        found = {primary} | ({"effect_failed"} if not effects_ok else set())
+        # Each shape whose condition holds, and no other; the first by precedence is primary.
+        # `rejected_call` only names a step an errored attempt alone made.
+        found = {
+            name
+            for name, holds in (
+                ("forbidden_call", graded.forbidden),
+                ("redundant_call", graded.redundant),
+                ("rejected_call", graded.rejected),
+                ("effect_failed", not effects_ok),
+            )
+            if holds
+        }
+        if not found:  # rule 1 failed with no rejected call to blame: the closest reading
+            found = {"rejected_call"}
         shapes = tuple(s for s in FALSE_PASS_SHAPES if s in found)
     internal_error = None
     if verdict == "false_failure" and not shapes:
@@ -625,7 +741,8 @@ def _beyond(calls: list[_C], seq: _Seq, same: Same, *, repeatable: bool) -> dict
 
 
 def _drop_repeats(calls: list[_C], seq: _Seq, same: Same) -> tuple[list[_C], dict[int, int]]:
-    """The calls without repeats to repeatable tools beyond what `seq` contains.
+    """The calls without repeats to repeatable tools beyond what `seq` contains, the latest
+    copies dropped.
 
     Returns the kept calls and, for each dropped one, the index of the call it repeats (the
     earliest earlier equivalent call).
@@ -634,6 +751,118 @@ def _drop_repeats(calls: list[_C], seq: _Seq, same: Same) -> tuple[list[_C], dic
         return calls, {}  # the common case: nothing to drop (callers never mutate the list)
     dropped = _beyond(calls, seq, same, repeatable=True)
     return [c for c in calls if c.index not in dropped], dropped
+
+
+def _writes(calls: list[_C], cp: _CasePlan) -> list[_C]:
+    """The calls rule 1 holds against a sequence: under `grade: writes`, the reads left out."""
+    if not cp.reads:
+        return calls
+    return [c for c in calls if c.call.tool not in cp.reads]
+
+
+def _rule_one(
+    calls: list[_C], seq: _Seq, mode: str, same: Same
+) -> tuple[list[_C], dict[int, int]] | None:
+    """Rule 1 for one sequence: (the kept calls, the dropped repeats) when the calls match it.
+
+    The repeat drop keeps the copies a match needs (SPEC "Precise readings"): under `contains`
+    and `contains_unordered` a repeat beyond the sequence's count is one more call the mode
+    allows, so nothing is dropped; under the other modes the latest copies are dropped, unless
+    dropping other copies lets the run match (`[poll(J), b, poll(J)]` is `[b, poll(J)]` exactly).
+    """
+    if mode in CONTAINS_MODES:
+        return (calls, {}) if _matches(calls, seq, mode, same) else None
+    kept, dropped = _drop_repeats(calls, seq, same)
+    if _matches(kept, seq, mode, same):
+        return kept, dropped
+    for other in _other_drops(calls, dropped, same):
+        if _matches(other[0], seq, mode, same):
+            return other
+    return None
+
+
+def _kept(calls: list[_C], seq: _Seq, mode: str, same: Same) -> tuple[list[_C], dict[int, int]]:
+    """The kept calls and dropped repeats rule 1 reads the run by, matched or not."""
+    found = _rule_one(calls, seq, mode, same)
+    if found is not None:
+        return found
+    return (calls, {}) if mode in CONTAINS_MODES else _drop_repeats(calls, seq, same)
+
+
+def _equal(c: _C, d: _C, same: Same) -> bool:
+    """Calls `c` and `d` are equivalent (to one tool's rules)."""
+    return c.eq == d.eq if same is None else same(c, d)
+
+
+def _groups(calls: list[_C], marks: Mapping[int, int], same: Same) -> list[tuple[list[_C], int]]:
+    """The marked repeats' groups: for each call repeated (in order), it, its marked repeats and
+    the unmarked calls equivalent to it, with the number of marks among them."""
+    by_index = {c.index: c for c in calls}
+    counts = Counter(marks.values())
+    out = []
+    for first in sorted(counts):
+        rep = by_index[first]
+        members = [
+            c
+            for c in calls
+            if c.index == first
+            or marks.get(c.index) == first
+            or (c.index not in marks and c.plan is rep.plan and _equal(c, rep, same))
+        ]
+        out.append((members, counts[first]))
+    return out
+
+
+def _repeats_of(chosen: set[int], groups: list[tuple[list[_C], int]], same: Same) -> dict[int, int]:
+    """For each chosen copy, the copy it repeats: the earliest kept copy equivalent to it."""
+    out: dict[int, int] = {}
+    for members, _ in groups:
+        kept = [c for c in members if c.index not in chosen]
+        for c in members:
+            if c.index in chosen and c.index not in out:
+                twin = next((d for d in kept if _equal(d, c, same)), kept[0] if kept else None)
+                out[c.index] = twin.index if twin is not None else c.index
+    return out
+
+
+def _other_drops(
+    calls: list[_C], dropped: Mapping[int, int], same: Same
+) -> Iterator[tuple[list[_C], dict[int, int]]]:
+    """Other choices of the copies to drop, as many of each repeated call, latest copies first;
+    at most `OTHER_DROPS` of them."""
+    if not dropped:
+        return
+    groups = _groups(calls, dropped, same)
+    choices = [list(combinations([c.index for c in members], n))[::-1] for members, n in groups]
+    wanted = len(dropped)
+    for tried, combo in enumerate(product(*choices)):
+        if tried >= OTHER_DROPS:
+            return
+        drop = set(chain.from_iterable(combo))
+        if len(drop) != wanted or drop == set(dropped):
+            continue
+        kept = [c for c in calls if c.index not in drop]
+        yield kept, _repeats_of(drop, groups, same)
+
+
+def _move_marks(
+    marks: dict[int, int], aligned: set[int], calls: list[_C], same: Same
+) -> dict[int, int]:
+    """The same number of repeats of each call, marked on the copies the alignment did not use.
+
+    Labels agree with the match (SPEC "Precise readings"): in `[x(A), y, x(A)]` against
+    `[y, x(A)]`, the later copy serves the step, so the earlier one is the repeat.
+    """
+    if not marks or aligned.isdisjoint(marks):
+        return marks  # the common case: the marked copies are already the unused ones
+    groups = _groups(calls, marks, same)
+    chosen: set[int] = set()
+    for members, n in groups:
+        free = [c.index for c in members if c.index not in aligned and c.index not in chosen]
+        if len(free) < n:  # not enough unused copies (no match): keep the latest marked too
+            free += [c.index for c in members if c.index in aligned and c.index in marks]
+        chosen.update(sorted(free)[-n:])
+    return _repeats_of(chosen, groups, same)
 
 
 def _redundant(live: list[_C], seq: _Seq, same: Same) -> dict[int, int]:
@@ -661,54 +890,97 @@ def _kinds(calls: list[_C], seq: _Seq, same: Same) -> list[list[int]]:
 
 
 def _alignment(
-    live: list[_C], seq: _Seq, mode: str, redundant: Mapping[int, int], same: Same
+    live: list[_C], seq: _Seq, mode: str, same: Same
 ) -> tuple[list[_C], dict[int, int], list[tuple[int, int]]]:
-    """(kept calls, dropped repeats, the pairs (call index, step index))."""
-    kept, dropped = _drop_repeats(live, seq, same)
+    """(kept calls, dropped repeats, the pairs (call index, step index)).
+
+    Every copy of a repeated call may serve a step; the repeats are then the copies it left.
+    """
+    kept, dropped = _kept(live, seq, mode, same)
     limit = len(seq.steps) if mode == "prefix" else len(kept)
-    candidates = [c for c in kept[:limit] if c.call.malformed is None and c.index not in redundant]
+    candidates = [c for c in kept[:limit] if c.call.malformed is None]
     ordered = mode in ORDERED_MODES
     if (
         ordered
         and len(candidates) == len(seq.eq)
         and all(c.eq == s for c, s in zip(candidates, seq.eq))
     ):
-        return kept, dropped, [(c.index, j) for j, c in enumerate(candidates)]  # all in order
-    pairs = align(_kinds(candidates, seq, same), len(seq.items), ordered=ordered)
-    return kept, dropped, [(candidates[i].index, j) for i, j in pairs]
+        pairs = [(c.index, j) for j, c in enumerate(candidates)]  # all in order
+    else:
+        found = align(_kinds(candidates, seq, same), len(seq.items), ordered=ordered)
+        pairs = [(candidates[i].index, j) for i, j in found]
+        if not ordered:
+            pairs = _earliest_identical(pairs, seq)
+    if mode in CONTAINS_MODES and any(c.plan.repeatable for c in kept):
+        aligned = {i for i, _ in pairs}
+        dropped = _move_marks(_beyond(kept, seq, same, repeatable=True), aligned, kept, same)
+    return kept, dropped, pairs
 
 
-def _best_partial(
-    live: list[_C], cp: _CasePlan, mode: str, redundant: Mapping[int, int], same: Same
-) -> int:
+def _earliest_identical(pairs: list[tuple[int, int]], seq: _Seq) -> list[tuple[int, int]]:
+    """The pairs with each call on the earliest of identical steps (SPEC "Precise readings"):
+    identical steps fit the same calls alike, so the calls on them may move among them."""
+    classes: dict[Any, list[int]] = {}
+    for j, s in enumerate(seq.items):
+        judge = seq.steps[j].judge
+        classes.setdefault((s.exact, repr(sorted(judge.items())) if judge else ""), []).append(j)
+    if all(len(js) == 1 for js in classes.values()):
+        return pairs
+    class_of = {j: key for key, js in classes.items() for j in js}
+    on: dict[Any, list[int]] = {}
+    for i, j in pairs:
+        on.setdefault(class_of[j], []).append(i)
+    out: list[tuple[int, int]] = []
+    for key, calls_on in on.items():
+        out.extend(zip(sorted(calls_on), classes[key]))
+    return sorted(out)
+
+
+def _best_partial(live: list[_C], cp: _CasePlan, mode: str, same: Same) -> int:
     """The accepted sequence with the largest partial alignment, then most exact steps."""
     best, best_score = 0, (-1, -1)
     by_index = {c.index: c for c in live}
-    for k, seq in enumerate(cp.seqs):
-        _, _, pairs = _alignment(live, seq, mode, redundant, same)
+    for k, seq in enumerate(cp.rule_seqs):
+        _, _, pairs = _alignment(live, seq, mode, same)
         exact = sum(1 for i, j in pairs if by_index[i].exact == seq.exact[j])
         if (len(pairs), exact) > best_score:
             best, best_score = k, (len(pairs), exact)
     return best
 
 
+def _forbidden_by(c: _C, cp: _CasePlan) -> bool:
+    """Whether a `forbid` entry names call `c`: its tool, and its listed arguments equivalent."""
+    for entry, plan in cp.forbid:
+        if entry.tool != c.call.tool:
+            continue
+        if not entry.args:
+            return True
+        args = c.call.args
+        listed = {k: args[k] for k in entry.args if k in args}
+        if plan.equivalent(listed, entry.args):
+            return True
+    return False
+
+
 def _label(
     calls: list[_C],
+    writes: list[_C],
     live: list[_C],
     cp: _CasePlan,
     k: int,
     mode: str,
-    redundant: Mapping[int, int],
+    redundant: dict[int, int],
     same: Same,
-    compare: Callable[[_C, int | None, Any], Comparison],
+    compare: Callable[[_C, _C], Comparison],
 ) -> tuple[list[CallResult], list[tuple[int, Step]]]:
-    seq = cp.seqs[k]
-    kept, dropped, pairs = _alignment(live, seq, mode, redundant, same)
+    seq = cp.rule_seqs[k]
+    kept, dropped, pairs = _alignment(writes, seq, mode, same)
     by_index = {c.index: c for c in calls}
     step_of = dict(pairs)
+    redundant = _move_marks(redundant, set(step_of), live, same)
     missing_steps = [j for j in range(len(seq.steps)) if j not in set(step_of.values())]
     position = {c.index: p for p, c in enumerate(kept)}
-    outside_allowed = mode in ("contains", "contains_unordered")
+    outside_allowed = mode in CONTAINS_MODES
 
     # A missing step is paired with one unaligned call to its tool: that call is its mismatch.
     mismatch_of: dict[int, int] = {}
@@ -719,6 +991,7 @@ def _label(
                 c.index not in step_of
                 and c.index not in mismatch_of
                 and c.index not in redundant
+                and c.index not in dropped
                 and c.call.malformed is None
                 and c.call.tool == tool
                 and not (mode == "prefix" and position[c.index] >= len(seq.steps))
@@ -734,19 +1007,24 @@ def _label(
             label = "errored"
         elif call.malformed is not None:
             label, reason = "malformed", call.malformed
+        elif cp.forbid and i not in step_of and _forbidden_by(c, cp):
+            label, repeats = "forbidden", redundant.get(i)  # a second refund is a loop too
         elif i in dropped:
             label, repeats = "repeat", dropped[i]
-            earlier = by_index[repeats]
-            comparison = compare(c, earlier.ident, earlier.call.args)
+            comparison = compare(c, by_index[repeats])
         elif i in redundant:
             label, repeats = "redundant", redundant[i]
         elif i in step_of:
-            step = step_of[i]
-            comparison = compare(c, seq.ids[step], seq.steps[step].args)
+            j = step_of[i]
+            step = seq.orig[j]
+            comparison = compare(c, seq.items[j])
             label = "exact" if comparison.exact else "equivalent"
+        elif call.tool in cp.reads:
+            label = "read"
         elif i in mismatch_of:
-            step = mismatch_of[i]
-            comparison = compare(c, seq.ids[step], seq.steps[step].args)
+            j = mismatch_of[i]
+            step = seq.orig[j]
+            comparison = compare(c, seq.items[j])
             label = "mismatch"
             if comparison.equal:
                 reason = f"matches step {step}, out of order"
@@ -763,7 +1041,17 @@ def _label(
                 i, call.tool, label, step, comparison, repeats, reason, reported_failed, shapes
             )
         )
-    return labels, [(j, seq.steps[j]) for j in missing_steps]
+    for p, r in enumerate(labels):
+        if (
+            r.label == "repeat"
+            and r.repeats is not None
+            and r.repeats > r.index
+            and r.reported_failed
+        ):
+            # A copy before the one the match used: it fails for that copy's reasons too.
+            shapes = _call_shapes(r.label, r.comparison, k, labels, r.repeats)
+            labels[p] = r._replace(shapes=shapes)
+    return labels, [(seq.orig[j], seq.steps[j]) for j in missing_steps]
 
 
 def _call_shapes(
@@ -776,12 +1064,14 @@ def _call_shapes(
     """The shapes that explain why one call failed the reported check but not the true one."""
     if label == "errored":
         return ("errored_attempt",)
+    if label == "read":
+        return ("unjudged",)  # a read the case graded on writes chose not to judge
     found = set(comparison.shapes) if comparison is not None else set()
     if label == "exact" and k != 0:
         found.add("alternate_path")
     if label == "equivalent" and k != 0:
         found.add("alternate_path")
-    if label == "repeat" and repeats is not None:
+    if label == "repeat" and repeats is not None and repeats < len(earlier):
         found.update(earlier[repeats].shapes)  # an exact repeat fails for its original's reasons
     return tuple(s for s in FALSE_FAILURE_SHAPES if s in found)
 
@@ -799,12 +1089,26 @@ def _false_failure_shapes(
     if matched != 0:
         found.add("alternate_path")
     if len(live) < len(calls):
-        seq = cp.seqs[matched]
-        kept, _ = _drop_repeats(calls, seq, same)  # errored attempts kept as ordinary calls
-        if not _matches(kept, seq, mode, same) or _reported(live, cp.seqs[0], mode):
+        seq = cp.rule_seqs[matched]
+        # errored attempts kept as ordinary calls
+        if _rule_one(_writes(calls, cp), seq, mode, same) is None or _reported(
+            live, cp.seqs[0], mode
+        ):
             # Needed for the match, or they cost the reported check its pass: exact-match took
             # the rejected call for the step and dropped the successful retry as a repeat.
             found.add("errored_attempt")
+    if cp.reads and _reported(_writes(calls, cp), cp.rule_seqs[0], mode):
+        found.add("unjudged")  # the reads differed, and the case chose not to judge them
+    exact_repeat = any(
+        r.label == "repeat" and r.comparison is not None and r.comparison.exact for r in labels
+    )
+    if exact_repeat and not _reported(live, cp.seqs[0], mode):
+        # The repeats of a repeatable tool are what the case chose not to judge; exact-match
+        # dropped the copy the match needs (`[poll(J), b, poll(J)]` against `[b, poll(J)]`) and
+        # held the calls exactly equal to the sequence once the true check's copies are dropped.
+        kept, _ = _kept(_writes(live, cp), cp.rule_seqs[0], mode, same)
+        if matches([c.exact for c in kept], cp.rule_seqs[0].exact, mode):
+            found.add("unjudged")
     for r in labels:
         if r.label in ("equivalent", "repeat") and r.comparison is not None:
             found.update(r.comparison.shapes)
@@ -816,6 +1120,6 @@ def _suspects(labels: list[CallResult]) -> tuple[tuple[str, str, str], ...]:
     for r in labels:
         if r.label == "equivalent" and r.comparison is not None:
             for d in r.comparison.diffs:
-                if d.kind == "absorbed" and d.norm is not None:
-                    found.add((r.tool, d.param, d.norm))
+                if d.kind == "absorbed" and d.norm is not None and d.norm not in PREDICATES:
+                    found.add((r.tool, d.param, d.norm))  # a step's predicate is no normalizer
     return tuple(sorted(found))

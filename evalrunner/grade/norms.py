@@ -322,6 +322,105 @@ def known_fields(value: Any, *, fields: frozenset[str] = frozenset()) -> dict[st
     return {k: v for k, v in value.items() if k in fields}
 
 
+# RFC 3986 appendix B: every string splits into these five parts.
+_URI = re.compile(r"(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?", re.DOTALL)
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
+_SCHEMELESS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")
+"""A scheme and its colon, not a host and its port (`localhost:8080/x` has no scheme)."""
+_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+DEFAULT_PORTS: Final = {"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"}
+WEB_SCHEMES: Final = ("http", "https")
+
+
+def _percent(text: str) -> str:
+    """Percent-encodings of unreserved characters decoded, the others' hex upper-cased."""
+
+    def one(m: re.Match[str]) -> str:
+        char = chr(int(m.group(1), 16))
+        return char if char in _UNRESERVED else "%" + m.group(1).upper()
+
+    return _PERCENT.sub(one, text)
+
+
+def _without_dot_segments(path: str) -> str:
+    """RFC 3986 section 5.2.4: `/a/./b/../c` is `/a/c`."""
+    out: list[str] = []
+    while path:
+        if path.startswith("../"):
+            path = path[3:]
+        elif path.startswith(("./", "/./")):
+            path = path[2:]
+        elif path == "/.":
+            path = "/"
+        elif path.startswith("/../"):
+            path = path[3:]
+            if out:
+                out.pop()
+        elif path == "/..":
+            path = "/"
+            if out:
+                out.pop()
+        elif path in (".", ".."):
+            path = ""
+        else:
+            cut = path.find("/", 1)
+            cut = len(path) if cut < 0 else cut
+            out.append(path[:cut])
+            path = path[cut:]
+    return "".join(out)
+
+
+def url(value: Any, *, scheme: str | None = None) -> str:
+    """The URL after RFC 3986 normalization; `scheme="any"` equates http, https and no scheme.
+
+    `http://WWW.Example.com:80/a/./b/../c` is `http://www.example.com/a/c`; with `scheme: any`,
+    `www.example.com` is `https://www.example.com/`.
+    """
+    if type(value) is not str:
+        raise NormError(f"{json_kind(value)} is not a URL")
+    text = value.strip()
+    if scheme == "any" and text.startswith("/") and not text.startswith("//"):
+        raise NormError("not a URL: a path alone names no host")
+    if scheme == "any" and "://" not in text and not text.startswith("//"):
+        # `www.example.com/a`: a host and a path, written without a scheme (not `mailto:x`)
+        text = text if _SCHEMELESS.match(text) else "//" + text
+    m = _URI.fullmatch(text)
+    if m is None:  # pragma: no cover - the pattern matches every string
+        raise NormError("not a URL")
+    found, authority, path, query, fragment = m.groups()
+    if found is None:
+        if scheme != "any":
+            raise NormError("not a URL: it has no scheme (`scheme: any` reads one without)")
+        found = "https"
+    if not _SCHEME.fullmatch(found):
+        raise NormError(f"not a URL: {found!r} is no scheme")
+    name = found.lower()
+    out = name + ":"
+    if authority is not None:
+        userinfo, at, hostport = authority.rpartition("@")
+        host, port = hostport, ""
+        if not hostport.endswith("]") and ":" in hostport:
+            host, _, port = hostport.rpartition(":")
+            if port and not port.isdigit():
+                raise NormError(f"not a URL: port {port!r} is not a number")
+        if port == DEFAULT_PORTS.get(name):
+            port = ""
+        if scheme == "any" and name in WEB_SCHEMES:
+            out = "https:"
+        # decoded first (`%41` is `A`), then lower-cased, then the remaining escapes' hex upper
+        out += "//" + (_percent(userinfo) + "@" if at else "") + _percent(_percent(host).lower())
+        out += ":" + port.lstrip("0").rjust(1, "0") if port else ""
+        path = path or "/"
+    path = _percent(path)  # before the dot segments: `%2E` is a `.` (RFC 3986, 6.2.2)
+    out += _without_dot_segments(path) if path.startswith("/") else path
+    if query is not None:
+        out += "?" + _percent(query)
+    if fragment is not None:
+        out += "#" + _percent(fragment)
+    return out
+
+
 UNJUDGED: Final = "(not judged)"
 """The one normal form of `any`: every value is equivalent to every other."""
 
@@ -338,6 +437,14 @@ def any_(value: Any) -> str:
 
 def _tz_option(value: Any) -> tzinfo:
     return zone(value)
+
+
+def _scheme_option(value: Any) -> str:
+    if value != "any":
+        raise ValueError(
+            f'scheme takes one value, "any" (http, https and none alike), not {value!r}'
+        )
+    return "any"
 
 
 def _digits_option(value: Any) -> int:
@@ -435,6 +542,16 @@ BUILTINS: dict[str, Normalizer] = {
             "a number or numeric string by value; option digits rounds half-even first",
             options={"digits": _digits_option},
             applies_to=("number", "integer", "string"),
+        ),
+        Normalizer(
+            "url",
+            "encoding",
+            url,
+            "the same URL after RFC 3986 normalization; option scheme: any equates http, https "
+            "and no scheme",
+            options={"scheme": _scheme_option},
+            applies_to=("string",),
+            json_stable=True,
         ),
         Normalizer(
             "any",

@@ -26,6 +26,7 @@ from ..grade.norms import Normalizer, load_registry
 from ..read.cases import load_cases
 from ..read.tools import load_tools
 from ..traces import Reading
+from .case_keys import check_case_keys
 from .cases import check_case
 from .findings import CODES, Code, Coverage, Finding, LintReport, json_path, order
 from .laws import law_findings
@@ -59,6 +60,7 @@ def lint(
         check_schema(site, registry, out)
     for case in cases.values():
         check_case(case, sites, out)
+        check_case_keys(case, sites, registry, out)
     coverage = Coverage(
         tools=len(sites), tools_with_norms=sum(1 for s in sites.values() if s.tool.norm_params)
     )

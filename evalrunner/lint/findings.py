@@ -39,6 +39,9 @@ CODES: Final[dict[str, Code]] = {
     "unknown-tool": Code("error", "a case step names a tool no schema defines"),
     "case-args-invalid": Code("error", "a case's expected args fail the tool's JSON Schema"),
     "default-invalid": Code("error", "a declared default fails its own parameter's schema"),
+    "judge-unknown-param": Code("error", "a step's judge names no parameter of its tool"),
+    "judge-invalid": Code("error", "a step's judge names an unknown rule or cannot apply"),
+    "judge-pattern-invalid": Code("error", "a matches pattern cannot compile or backtracks"),
     # warnings: the schema or a rule invites false failures or false passes
     "multi-encoding-no-rule": Code("warning", "a parameter accepts several types and has no rule"),
     "aliased-keys": Code("warning", "two parameters look like one quantity in two encodings"),
@@ -48,6 +51,8 @@ CODES: Final[dict[str, Code]] = {
     "pattern-unchecked": Code("warning", "a pattern could not be checked on a value in time"),
     "tool-never-called": Code("warning", "a tool is never called in the traces given"),
     "trace-file-not-read": Code("warning", "a file in a traces folder is not read"),
+    "forbid-never-matches": Code("warning", "a forbid entry no call the tool accepts matches"),
+    "writes-without-reads": Code("warning", 'grade "writes" where no tool is read-only'),
     "any-on-identifier": Code("warning", "the rule any stands on an identifier-like parameter"),
     # info
     "norm-unexercised": Code("info", "no value in the cases or traces exercises the rule"),

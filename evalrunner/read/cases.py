@@ -14,9 +14,26 @@ from typing import Any, Final
 
 from ..jsonvalue import MAX_DEPTH, loads, too_deep
 from ..jsonvalue import dumps as json_dumps
-from ..model import MATCH_MODES, MISSING, Case, Effect, EffectOp, InputError, MatchMode, Step
+from ..model import (
+    GRADE_MODES,
+    MATCH_MODES,
+    MISSING,
+    Case,
+    Effect,
+    EffectOp,
+    Forbid,
+    GradeMode,
+    InputError,
+    Judge,
+    Matches,
+    MatchMode,
+    NormSpec,
+    OneOf,
+    Step,
+)
+from ..model import PREDICATES as PREDICATES
 from ..pointer import Loc, parse_pointer
-from .files import check_keys, list_files, read_json_file
+from .files import check_keys, list_files, near_miss, read_json_file
 
 EFFECT_OPS: Final = ("equals", "contains", "count", "absent")
 
@@ -28,6 +45,9 @@ CASE_KEYS: Final = (
     "match",
     "accept",
     "effect",
+    "forbid",
+    "repeatable",
+    "grade",
     "expected_tool",
     "expected_args",
     "tags",
@@ -42,9 +62,21 @@ CASE_CONFUSED: Final = {
     "expected_calls": "accept",
     "expected_effects": "effect",
     "expected_arguments": "expected_args",
+    # a case's other keys, named another way
+    "forbidden": "forbid",
+    "forbidden_calls": "forbid",
+    "deny": "forbid",
+    "repeatable_tools": "repeatable",
+    "repeat": "repeatable",
+    "grading": "grade",
+    "grade_on": "grade",
 }
-STEP_KEYS: Final = ("tool", "args", "name", "arguments")
+STEP_KEYS: Final = ("tool", "args", "name", "arguments", "judge")
 STEP_CONFUSED: Final = {
+    "judges": "judge",
+    "rules": "judge",
+    "norms": "judge",
+    "x-eval-norm": "judge",
     "tool_name": "tool",
     "function": "tool",
     "input": "args",  # Anthropic's tool_use block
@@ -159,11 +191,20 @@ def parse_case(
         raise InputError(
             f"{where}: 'tags' must be a list of non-empty strings (--group-by case.tags)"
         )
+    grade: GradeMode = data.get("grade", "all")
+    if grade not in GRADE_MODES:
+        raise InputError(
+            f'{where}: unknown grade {grade!r}; use "all" (every call) or "writes" (calls to '
+            "read-only tools left out of the match)"
+        )
     return Case(
         id=case_id,
         accept=accept,
         match=match,
         effects=tuple(_effect(e, f"{where} effect #{i}") for i, e in enumerate(effects)),
+        forbid=_forbid(data.get("forbid", []), where, loc),
+        repeatable=_repeatable(data.get("repeatable", []), where),
+        grade=grade,
         input=inp if isinstance(inp, str) else json_dumps(inp).decode(),
         tags=tuple(dict.fromkeys(tags)),
         source=source,
@@ -216,7 +257,104 @@ def _step(raw: Any, where: str, at: str, tool_loc: Loc, args_loc: Loc) -> Step:
     if not isinstance(args, dict):
         raise InputError(f"{where}: {at} 'args' must be an object, not {args!r}")
     _shallow(args, where, f"{at} 'args'")
-    return Step(tool=tool, args=args, tool_loc=tool_loc, args_loc=args_loc)
+    judge = _judge(raw.get("judge", {}), f"{where}: {at}")
+    return Step(tool=tool, args=args, judge=judge, tool_loc=tool_loc, args_loc=args_loc)
+
+
+def _judge(raw: Any, where: str) -> dict[str, Judge]:
+    """A step's `judge`: per parameter path, a rule or a predicate (whether each path names a
+    parameter of the tool is checked where tools and cases meet, `grade.judge`)."""
+    if not isinstance(raw, dict):
+        raise InputError(
+            f"{where}: 'judge' must be an object from parameter paths to rules, like "
+            '{"body": "any"} or {"body": {"matches": "orders-db"}}'
+        )
+    out: dict[str, Judge] = {}
+    for path in sorted(raw):
+        out[path] = judge_value(raw[path], f"{where}: judge {path!r}")
+    return out
+
+
+def judge_value(raw: Any, where: str) -> Judge:
+    """One `judge` value: a normalizer name, `{"name": ..., options}`, `{"matches": REGEX}` or
+    `{"one_of": [V, ...]}`; InputError says what is wrong."""
+    if isinstance(raw, str) and raw:
+        return NormSpec(raw)
+    if isinstance(raw, dict) and "matches" in raw:
+        pattern = raw["matches"]
+        if len(raw) != 1 or not isinstance(pattern, str):
+            raise InputError(f'{where}: write {{"matches": "REGEX"}}, a string, and nothing else')
+        return Matches(pattern)  # compiled where the step is graded (`grade.judge`)
+    if isinstance(raw, dict) and "one_of" in raw:
+        values = raw["one_of"]
+        if len(raw) != 1 or not isinstance(values, list) or not values:
+            raise InputError(f'{where}: write {{"one_of": [V, ...]}}, a non-empty list')
+        _shallow(values, where, "'one_of'")
+        return OneOf(tuple(values))
+    if isinstance(raw, dict) and isinstance(raw.get("name"), str) and raw["name"]:
+        return NormSpec(raw["name"], {k: v for k, v in raw.items() if k != "name"})
+    if isinstance(raw, dict):
+        meant = near_miss_any(raw, (*PREDICATES, "name"))
+        if meant is not None:
+            raise InputError(f"{where}: unknown key {meant[0]!r}; did you mean {meant[1]!r}?")
+    raise InputError(
+        f'{where}: a judge is a rule ("any", {{"name": "instant"}}), {{"matches": "REGEX"}} or '
+        f'{{"one_of": [V, ...]}}, not {raw!r}'
+    )
+
+
+def judge_to_json(judge: Judge) -> Any:
+    """A `judge` value as a case file writes it (`judge_value` reads it back)."""
+    if isinstance(judge, Matches):
+        return {"matches": judge.pattern}
+    if isinstance(judge, OneOf):
+        return {"one_of": list(judge.values)}
+    return judge.name if not judge.options else {"name": judge.name, **judge.options}
+
+
+def near_miss_any(raw: Mapping[str, Any], known: tuple[str, ...]) -> tuple[str, str] | None:
+    """The first key of `raw` that reads as a typo of one of `known`, with the key it means."""
+    for key in raw:
+        if isinstance(key, str) and key not in known:
+            meant = near_miss(key, known)
+            if meant is not None:
+                return key, meant
+    return None
+
+
+FORBID_KEYS: Final = ("tool", "args", "name", "arguments")
+
+
+def _forbid(raw: Any, where: str, loc: Loc) -> tuple[Forbid, ...]:
+    if not isinstance(raw, list):
+        raise InputError(
+            f'{where}: \'forbid\' must be a list of calls, like [{{"tool": "send_money"}}]'
+        )
+    out = []
+    for i, entry in enumerate(raw):
+        at = f"{where}: forbid[{i}]"
+        if not isinstance(entry, dict):
+            raise InputError(f"{at} must be an object {{tool, args?}}")
+        check_keys(entry, FORBID_KEYS, STEP_CONFUSED, what="a forbid entry", where=at)
+        tool = entry.get("tool", entry.get("name"))
+        if not isinstance(tool, str) or not tool:
+            raise InputError(f"{at} has no tool name ('tool', a non-empty string)")
+        args = entry.get("args", entry.get("arguments", {}))
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            raise InputError(f"{at} 'args' must be an object, not {args!r}")
+        _shallow(args, where, f"forbid[{i}] 'args'")
+        out.append(Forbid(tool=tool, args=args, loc=(*loc, "forbid", i)))
+    return tuple(out)
+
+
+def _repeatable(raw: Any, where: str) -> frozenset[str]:
+    if not isinstance(raw, list) or not all(isinstance(t, str) and t for t in raw):
+        raise InputError(
+            f"{where}: 'repeatable' must be a list of tool names, like [\"get_job_status\"]"
+        )
+    return frozenset(raw)
 
 
 def _effect(raw: Any, where: str) -> Effect:

@@ -26,8 +26,16 @@ from ..pointer import Loc, json_path, parse_pointer, pointer, resolve
 from .files import edit_distance, list_files, read_json_file
 
 REPEATABLE = "x-eval-repeatable"
+READONLY = "x-eval-readonly"
+READ_ONLY_HINT = "readOnlyHint"
+"""MCP's own annotation of a tool that does not modify its environment."""
 NORM = "x-eval-norm"
-ANNOTATIONS: Final = {NORM: "on a parameter schema", REPEATABLE: "on the tool"}
+ANNOTATIONS: Final = {
+    NORM: "on a parameter schema",
+    REPEATABLE: "on the tool",
+    READONLY: "on the tool",
+}
+TOOL_ANNOTATIONS: Final = (REPEATABLE, READONLY)
 """The annotations evalrun reads, and where each goes."""
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}
 MAX_PARAMS: Final = 10_000
@@ -177,8 +185,13 @@ def parse_tool(entry: Any, where: str, *, file: str = "", loc: Loc = ()) -> Tool
     if fmt == "mcp" and isinstance(entry.get("annotations"), dict):
         places.append((entry["annotations"], (*loc, "annotations")))
     for place, at in places:
-        _check_annotations(place, REPEATABLE, at, where)
-    repeatable = _repeatable([place for place, _ in places], where)
+        _check_annotations(place, TOOL_ANNOTATIONS, at, where)
+    repeatable = _flag([place for place, _ in places], REPEATABLE, where)
+    readonly = _flag([place for place, _ in places], READONLY, where)
+    if fmt == "mcp" and isinstance(entry.get("annotations"), dict):
+        # MCP says a hint is untrusted for safety; for grading, a tool that says it only reads is
+        # taken at its word, as `x-eval-readonly` is. `false` leaves the tool a writer.
+        readonly = readonly or entry["annotations"].get(READ_ONLY_HINT) is True
     if not isinstance(schema, dict):
         raise InputError(
             f"{where}: the parameters must be a JSON Schema object, not {json_kind(schema)}"
@@ -193,6 +206,7 @@ def parse_tool(entry: Any, where: str, *, file: str = "", loc: Loc = ()) -> Tool
         name=name,
         params=params,
         repeatable=repeatable,
+        readonly=readonly,
         description=description,
         format=fmt,
         source=source,
@@ -254,13 +268,14 @@ def _detect(entry: dict[str, Any], where: str) -> tuple[str, dict[str, Any], Any
     raise InputError(f"{where}: not a tool in any known format (expected one of: {known})")
 
 
-def _repeatable(places: list[dict[str, Any]], where: str) -> bool:
+def _flag(places: list[dict[str, Any]], name: str, where: str) -> bool:
+    """A tool's boolean annotation (`x-eval-repeatable`), true when any of its places says so."""
     value = False
     for place in places:
-        if REPEATABLE in place:
-            if not isinstance(place[REPEATABLE], bool):
-                raise InputError(f"{where}: {REPEATABLE} must be true or false")
-            value = value or place[REPEATABLE]
+        if name in place:
+            if not isinstance(place[name], bool):
+                raise InputError(f"{where}: {name} must be true or false")
+            value = value or place[name]
     return value
 
 
@@ -268,21 +283,27 @@ def _repeatable(places: list[dict[str, Any]], where: str) -> bool:
 _ANNOTATION_LIKE = re.compile(r"x[-_]?evals?(?:[-_]|$)", re.IGNORECASE)
 
 
-def _check_annotations(node: Mapping[str, Any], valid: str, at: Loc, where: str) -> None:
+def _check_annotations(
+    node: Mapping[str, Any], valid: str | tuple[str, ...], at: Loc, where: str
+) -> None:
     """InputError for an `x-eval-*` key (or a near miss of one) that evalrun does not read here.
 
     A misspelt annotation would be ignored silently, and with it the rule or the repeat it meant:
     `x-eval-norms: "month"` leaves every month compared exactly.
     """
+    allowed = (valid,) if isinstance(valid, str) else valid
     for key in node:
-        if key == valid or not isinstance(key, str):
+        if not isinstance(key, str) or key in allowed:
             continue
         looks = _ANNOTATION_LIKE.match(key) or any(
             _close(key.lower(), name) for name in ANNOTATIONS
         )
         if not looks:
             continue
-        known = " and ".join(f"{name} {place}" for name, place in ANNOTATIONS.items())
+        places: dict[str, list[str]] = {}
+        for name, place in ANNOTATIONS.items():
+            places.setdefault(place, []).append(name)
+        known = " and ".join(f"{' and '.join(names)} {place}" for place, names in places.items())
         if key in ANNOTATIONS:
             problem = f"{key} goes {ANNOTATIONS[key]}, not here"
         else:

@@ -22,16 +22,30 @@ def absorbed(r: Any, shape: str) -> str:
 
 
 def unjudged(r: Any, shape: str) -> str:
-    """A free-text parameter worded otherwise, which the rule `any` does not judge."""
+    """A free-text parameter worded otherwise, which the rule `any` or the step's predicate does
+    not judge; else a read the case graded on writes left out."""
+    from ..model import PREDICATES  # the model imports the shapes: read it when it is there
+
     for c in r.calls:
         if c.comparison is None:
             continue
         for d in c.comparison.diffs:
+            if d.shape == shape and d.norm in PREDICATES:
+                return (
+                    f"{c.tool}.{d.path}: {short_json(d.actual)} passes the step's {d.norm} "
+                    f"(the case's {short_json(d.expected)} is an example)"
+                )
             if d.shape == shape:
                 return (
                     f"{c.tool}.{d.path}: {short_json(d.actual)} for {short_json(d.expected)} "
                     f"({d.norm}: not judged)"
                 )
+    for c in r.calls:
+        if c.label == "read" and c.reported_failed:
+            return f"{c.tool} call {c.index} is a read the case does not judge (grade: writes)"
+    for c in r.calls:
+        if c.label == "repeat":
+            return f"{c.tool} call {c.index} repeats call {c.repeats}: polling, not judged"
     extra = [c for c in r.calls if c.label in ("extra", "repeat")]
     if extra:  # --reported list: calls the match mode leaves out, or repeats of a repeatable tool
         return f"call {extra[0].index} ({extra[0].tool}) is {extra[0].label}: not judged"
@@ -62,8 +76,15 @@ def errored(r: Any, shape: str) -> str:
 
 def redundant(r: Any, shape: str) -> str:
     for c in r.calls:
-        if c.label == "redundant":
+        if c.label == "redundant" or (c.label == "forbidden" and c.repeats is not None):
             return f"{c.tool} call {c.index} repeats call {c.repeats}"
+    return ""
+
+
+def forbidden(r: Any, shape: str) -> str:
+    for c in r.calls:
+        if c.label == "forbidden":
+            return f"{c.tool} call {c.index} is forbidden by the case"
     return ""
 
 

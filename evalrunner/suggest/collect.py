@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import orjson
+
 from ..grade.grader import Grader, RunResult
 from ..jsonvalue import dumps as json_dumps
 from ..jsonvalue import loads
@@ -107,6 +109,11 @@ class Group:
     """(run_id, source) of the earliest runs."""
     checked_examples: tuple[tuple[str, str], ...] = ()
     """The same, among runs whose world was checked and held."""
+    replies_change: int = 0
+    """Runs with a loop whose every repeated call got another reply than the call it repeats
+    (a state being polled, not a loop: `case_keys` proposes `repeatable`)."""
+    replies_same: int = 0
+    """Runs with a loop where some repeated call got the same reply (or none was recorded)."""
     _calls: tuple[Call, ...] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -120,8 +127,12 @@ class Group:
             self._calls = tuple(out)
         return self._calls
 
-    def count(self, status: str, run_id: str, source: str) -> None:
+    def count(self, status: str, run_id: str, source: str, replies: str = "") -> None:
         self.runs += 1
+        if replies == "change":
+            self.replies_change += 1
+        elif replies == "same":
+            self.replies_same += 1
         if len(self.examples) < EXAMPLES:
             self.examples += ((run_id, source),)
         if status == "failed":
@@ -139,6 +150,8 @@ class Group:
         self.effects_failed += other.effects_failed
         self.unverified += other.unverified
         self.checked += other.checked
+        self.replies_change += other.replies_change
+        self.replies_same += other.replies_same
         self.examples = (self.examples + other.examples)[:EXAMPLES]
         self.checked_examples = (self.checked_examples + other.checked_examples)[:EXAMPLES]
 
@@ -169,9 +182,10 @@ class Batch:
         self.errors.extend(other.errors)
 
 
-_GroupNote = tuple[GroupKey, bool, int, tuple[tuple[int, int], ...], str, str, str]
+_GroupNote = tuple[GroupKey, bool, int, tuple[tuple[int, int], ...], str, str, str, str]
 """A run a what-if can move: its group's key, whether its calls pass, the sequence they are
-labelled against, its mismatched (call, step) pairs, its effects' status, run id and source."""
+labelled against, its mismatched (call, step) pairs, its effects' status, run id and source, and
+how the replies to its loop's calls went (`_replies`)."""
 
 
 class Observer(Grader):
@@ -222,7 +236,8 @@ class Observer(Grader):
             )
             key: GroupKey = (result.case_id, tuple(recorded))
             note = (key, ok, result.aligned_to, mismatched, effect_status(result))
-            self._notes.append((len(self._ends), (*note, result.run_id, result.source)))
+            replies = _replies(raw_calls, labels)
+            self._notes.append((len(self._ends), (*note, result.run_id, result.source, replies)))
         self._ends.append(len(found))
 
     def drain(self, items: list[RunResult | TraceError]) -> Batch:
@@ -250,11 +265,11 @@ class Observer(Grader):
             for entry, k in times.values():
                 for census_key in entry:
                     batch.census[census_key] += k
-            for key, ok, aligned_to, mismatched, status, run_id, source in notes:
+            for key, ok, aligned_to, mismatched, status, run_id, source, replies in notes:
                 group = batch.groups.get(key)
                 if group is None:
                     group = batch.groups[key] = Group(key[0], key[1], ok, aligned_to, mismatched)
-                group.count(status, run_id, source)
+                group.count(status, run_id, source, replies)
         batch.errors = [(e.source, e.error) for e in items if type(e) is TraceError]
         return batch
 
@@ -279,6 +294,30 @@ class Observer(Grader):
                 by_text = self._census[tool] = dict(list(by_text.items())[CENSUS_CACHE // 2 :])
             by_text[text] = found
         return found
+
+
+def _replies(raw_calls: list[Any], labels: tuple[Any, ...]) -> str:
+    """`change` when the run has a loop and each redundant call's reply differs from the reply to
+    the call it repeats; `same` when one is the same (or not recorded); `` without a loop."""
+    loops = [c for c in labels if c.label == "redundant" and c.repeats is not None]
+    if not loops:
+        return ""
+    for c in loops:
+        now, before = raw_calls[c.index], raw_calls[c.repeats]
+        if type(now) is not dict or type(before) is not dict:
+            return "same"
+        if "result" not in now or "result" not in before:
+            return "same"
+        if _dumps_sorted(now["result"]) == _dumps_sorted(before["result"]):
+            return "same"
+    return "change"
+
+
+def _dumps_sorted(value: Any) -> Any:
+    try:
+        return json_dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return repr(value)
 
 
 def _calls_a_tool_twice(labels: tuple[Any, ...]) -> bool:

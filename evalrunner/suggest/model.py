@@ -141,6 +141,10 @@ class Report:
     """The kinds asked for (`--kind`; all of them by default)."""
     tool: str | None = None
     """The tool asked for (`--tool`), if any."""
+    case_keys: tuple[Any, ...] = ()
+    """Changes to cases the runs support (`case_keys.CaseKeySuggestion`): a step's `judge`, a
+    case's `match`, `grade`, `repeatable`; listed when no `--tool` or `--kind` narrows the
+    report, and never written."""
 
     @property
     def scored(self) -> tuple[Scored, ...]:

@@ -21,6 +21,7 @@ from typing import Any
 from ..model import NormSpec
 from ..scoring import Config
 from .alternates import alternates
+from .case_keys import propose_case_keys
 from .collect import Corpus, Group
 from .defaults import DefaultChoice, choose_default
 from .encodings import TIGHTEN_RULES
@@ -159,6 +160,9 @@ def propose(
         errors=corpus.errors,
         kinds=tuple(k for k in KINDS if not kinds or k in kinds),
         tool=tool,
+        case_keys=()
+        if tool or kinds
+        else propose_case_keys(config.tools, config.cases, registry, groups),
     )
 
 

@@ -58,7 +58,7 @@ def to_json(report: Report) -> dict[str, Any]:
             "unscoreable": s.unscoreable,
         },
         "errors": [{"source": source, "error": error} for source, error in report.errors],
-    }
+    } | ({"case_suggestions": [x.to_json() for x in report.case_keys]} if report.case_keys else {})
 
 
 def suggestion_json(s: Suggestion) -> dict[str, Any]:
@@ -192,7 +192,33 @@ def render_table(report: Report, sources: Iterable[str], console: Console) -> No
         console.print()
     if tighten:
         _tighten(console, tighten)
+    if report.case_keys:
+        _case_keys(console, report)
     _errors(console, report)
+
+
+def _case_keys(console: Console, report: Report) -> None:
+    """The case lines to change by hand (`case_keys`), each with its gains and evidence."""
+    console.print(Text("Case keys the runs call for (edit the case files by hand)", style="bold"))
+    console.print()
+    for x in report.case_keys:
+        value = json_dumps(x.value).decode()
+        where = f" step {x.step[0]}.{x.step[1]} {x.param}" if x.step is not None else ""
+        head = f"{_n(x.gains):>{GAINS_WIDTH}}  case {x.case_id}: {x.key}{where} = {value}"
+        _para(console, head)
+        risk = ""
+        if x.risk.effects_failed or x.risk.unverified:
+            risk = (
+                f"; risk: {_runs(x.risk.effects_failed)} whose world fails, "
+                f"{_runs(x.risk.unverified)} without a world"
+            )
+        examples = ", ".join(e.source for e in x.evidence.examples)
+        _para(
+            console,
+            f"evidence: {_runs(x.evidence.runs)} ({examples}){risk}",
+            indent=" " * (GAINS_WIDTH + 2),
+        )
+    console.print()
 
 
 def _para(console: Console, text: str, indent: str = "", style: str = "") -> None:

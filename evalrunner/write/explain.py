@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..jsonvalue import MISSING, short_json
+from ..model import PREDICATES
 
 Line = tuple[str, str]
 """(kind, text)."""
@@ -72,7 +73,7 @@ def headline(run: dict[str, Any]) -> str:
     return text
 
 
-_FINE_LABELS = frozenset({"exact", "equivalent", "extra"})
+_FINE_LABELS = frozenset({"exact", "equivalent", "extra", "read"})
 
 
 def call_text(c: dict[str, Any]) -> str:
@@ -116,8 +117,12 @@ def param_text(path: str, p: dict[str, Any]) -> str:
         "unjudged" in (p.get("shapes") or []) and actual is not MISSING and expected is not MISSING
     ):
         # free text the rule does not judge: its normal form says nothing, the wordings do
-        text = f"{name}: {_value(actual)} for {_value(expected)}: {p.get('norm')} absorbed it"
-        text += f" ({shapes})"
+        if p.get("norm") in PREDICATES:
+            text = f"{name}: {_value(actual)} passes the step's {p.get('norm')} (for "
+            text += f"{_value(expected)}; {shapes})"
+        else:
+            text = f"{name}: {_value(actual)} for {_value(expected)}: {p.get('norm')} absorbed it"
+            text += f" ({shapes})"
     else:
         text = f"{name}: {_side(p, 'actual')} ~ {_side(p, 'expected')}"
         if p.get("norm"):

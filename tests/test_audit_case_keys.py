@@ -1,0 +1,59 @@
+"""The audit sheet shows what a case judges (a step's `judge`, `forbid`, `repeatable`, `grade`):
+the reviewer reads the task as the case states it; a case without them gives the lines it gave."""
+
+from __future__ import annotations
+
+from evalrunner.audit.page import view
+from evalrunner.audit.review import review
+from evalrunner.read.cases import parse_case
+from evalrunner.read.tools import parse_tool
+from evalrunner.traces import NativeRecord
+
+TOOL = parse_tool(
+    {
+        "name": "send_money",
+        "parameters": {"type": "object", "properties": {"to": {"type": "string"}}},
+        "x-eval-readonly": False,
+    },
+    "t",
+)
+RECORD = NativeRecord({"run_id": "r", "case_id": "c", "calls": []}, "t.jsonl:1")
+
+
+def test_the_sheet_shows_judge_forbid_repeatable_and_grade():
+    case = parse_case(
+        {
+            "id": "c",
+            "match": "contains",
+            "grade": "writes",
+            "repeatable": ["poll"],
+            "accept": [
+                [
+                    {
+                        "tool": "send_money",
+                        "args": {"to": "x"},
+                        "judge": {"to": {"one_of": ["x", "y"]}},
+                    }
+                ]
+            ],
+            "forbid": [{"tool": "send_money", "args": {"to": "attacker"}}],
+        },
+        "c.json",
+    )
+    line = review(RECORD, case, {"send_money": TOOL})
+    assert line["accept"] == [
+        [{"tool": "send_money", "args": {"to": "x"}, "judge": {"to": {"one_of": ["x", "y"]}}}]
+    ]
+    assert line["forbid"] == [{"tool": "send_money", "args": {"to": "attacker"}}]
+    assert (line["repeatable"], line["grade"]) == (["poll"], "writes")
+    shown = view({"run_id": "r", "case_id": "c", **line})
+    assert shown["forbid"] and shown["accept"][0][0]["judge"] and shown["grade"] == "writes"
+
+
+def test_a_case_without_them_gives_the_keys_it_gave():
+    case = parse_case(
+        {"id": "c", "accept": [[{"tool": "send_money", "args": {"to": "x"}}]]}, "c.json"
+    )
+    line = review(RECORD, case, {"send_money": TOOL})
+    assert list(line) == ["input", "calls", "match", "accept", "effects", "world", "meta", "tools"]
+    assert line["accept"] == [[{"tool": "send_money", "args": {"to": "x"}}]]
