@@ -37,8 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..jsonvalue import RECORD_DEPTH, too_deep
+from ..jsonvalue import RECORD_DEPTH, loads, too_deep
 from ..model import InputError, TraceError
+from .own_results import is_results_record
 
 TRACE_SUFFIXES = (".jsonl", ".jsonl.gz")
 STDIN = "-"
@@ -129,11 +130,12 @@ def _walk(root: Path, skipped: list[Skipped] | None, excluded: set[str]) -> list
                 skipped.append(Skipped(str(f), f"a link to nothing ({_link_target(f)})"))
             continue
         if f.name.endswith(TRACE_SUFFIXES):
-            if _holds_results(f):
-                if skipped is not None:
-                    skipped.append(Skipped(str(f), RESULTS_FILE))
-            else:
-                found.append(f)
+            # A results file is read all the same, each record an unscoreable line of its own
+            # (the reader knows them): a trace taken for results is never dropped unseen, and
+            # --strict, the headline and diff count what was left out.
+            if _holds_results(f) and skipped is not None:
+                skipped.append(Skipped(str(f), RESULTS_FILE))
+            found.append(f)
         elif skipped is not None and not f.name.startswith("."):
             skipped.append(Skipped(str(f), _why_not_read(f)))
     return [str(f) for f in found]
@@ -155,24 +157,29 @@ def inside(path: Path, folder: Path) -> bool:
 
 
 RESULTS_FILE = (
-    "evalrun's own results (score --format jsonl), not runs: not read; keep results out of "
-    "the traces"
+    "evalrun's own results (score --format jsonl), not runs: its records are counted "
+    "unscoreable, not scored; keep results out of the traces"
 )
+RESULTS_HEAD = 1 << 20
+"""How much of a file is read to tell whether its first record is a results record."""
 
 
 def _holds_results(f: Path) -> bool:
-    """Whether a file's first record is a results record or a results summary line."""
+    """Whether a file's first record is one of evalrun's results records, by its structure
+    (`own_results`): the words `"verdict"` or `"reported"` in a run's data do not make one."""
     try:
         with open_trace(str(f)) as stream:
-            head = stream.read(1 << 16)
+            head = stream.read(RESULTS_HEAD)
     except (InputError, *_READ_ERRORS):
         return False  # read in its turn, where the error is reported with its line
+    if head.startswith(BOM):
+        head = head[len(BOM) :]
     for line in head.split(b"\n"):
         if line.strip():
-            return (
-                line.lstrip().startswith((b'{"calls":[{"index"', b'{"errors":['))
-                and (b'"label"' in line or b'"summary"' in line)
-            ) or (b'"verdict"' in line and b'"reported"' in line and b'"true"' in line)
+            try:
+                return is_results_record(loads(line))
+            except ValueError:
+                return False  # not JSON, or cut short by the head: read as a trace
     return False
 
 

@@ -31,6 +31,7 @@ from .formats.openai_responses import ITEM_TYPES
 from .formats.otel import walk
 from .lines import MAX_LINE_BYTES, LastLines, Parsed
 from .native import decode, parse_record
+from .own_results import is_results_record, is_results_run
 from .registry import AUTO, detect, resolve, trace_formats, unknown_shape
 
 
@@ -211,7 +212,7 @@ class TraceReader:
 
     def read_record(self, record: Any, source: str) -> Iterator[NativeRecord | TraceError]:
         """The run(s) one decoded line holds: none yet for a record whose run is still open."""
-        if type(record) is dict and "verdict" in record and "reported" in record:
+        if is_results_record(record):
             yield TraceError(source, RESULTS_RECORD)
             return
         if type(record) is list and record and all(type(m) is dict for m in record):
@@ -413,8 +414,13 @@ def exchange(record: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _plain_native(record: Any) -> bool:
-    """Whether a decoded line is a native run as it stands: a "calls" list, and no verdict."""
-    return type(record) is dict and type(record.get("calls")) is list and "verdict" not in record
+    """Whether a decoded line is a native run as it stands: a "calls" list, and not a results
+    record (a run's own "verdict" key, in its data, does not make it one)."""
+    return (
+        type(record) is dict
+        and type(record.get("calls")) is list
+        and not ("verdict" in record and is_results_run(record))
+    )
 
 
 def _start_file(grouper: Grouper, last_lines: LastLinesOf | None) -> None:

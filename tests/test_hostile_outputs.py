@@ -1,0 +1,85 @@
+"""evalrun under the third adversarial pass (issue 28): nothing skipped, nothing run, nothing
+printed raw.
+
+Each test failed before its fix: a trace whose first record held the words of a results record
+was dropped whole, a revision's `.gitattributes` hid files from `diff`, `--jobs` forked without
+bound, control sequences from the data reached the terminal, a pattern over a reply ran for
+minutes, unordered matching was cubic, a tampered audit sheet was accepted, and a few inputs gave
+a traceback with the threshold's exit code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from evalrunner import TraceError, read_runs
+from evalrunner.cli import app
+
+DATA = Path(__file__).parent / "data" / "cli"
+BASE = ["--tools", str(DATA / "tools"), "--cases", str(DATA / "cases")]
+LINES = (DATA / "traces" / "a.jsonl").read_bytes().splitlines(keepends=True)[:6]
+"""Runs that are all scored (the file's later lines are broken on purpose)."""
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "100", "NO_COLOR": "1"})
+
+
+def score(*args: str):
+    return invoke("score", *BASE, *args)
+
+
+# ------------------------------------------------------------------- results told by structure
+
+
+def _with_meta(line: bytes, meta: object) -> bytes:
+    record = json.loads(line)
+    record["meta"] = meta
+    return json.dumps(record).encode() + b"\n"
+
+
+def test_a_trace_whose_first_record_speaks_of_verdicts_is_scored(tmp_path):
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    first = _with_meta(LINES[0], {"verdict": "pass", "reported": {"pass": True}, "true": 1})
+    (traces / "a.jsonl").write_bytes(first + b"".join(LINES[1:]))
+    # and one that starts like a results line: a call list whose calls have an index
+    record = json.loads(LINES[1])
+    record = {"calls": [{"index": 0, **record["calls"][0]}], **record}
+    (traces / "b.jsonl").write_bytes(json.dumps(record).encode() + b"\n")
+    result = score(str(traces), "-f", "json", "--strict")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["summary"]["runs"] == len(LINES) + 1 and doc["summary"]["unscoreable"] == 0
+    assert "own results" not in result.stderr
+
+
+def test_a_results_file_among_traces_is_counted_unscoreable(tmp_path):
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    (traces / "a.jsonl").write_bytes(b"".join(LINES))
+    results = score(str(traces), "-f", "jsonl").stdout
+    (traces / "old.jsonl").write_text(results)
+    n = len(results.splitlines())
+    again = score(str(traces), "-f", "json")
+    assert again.exit_code == 0, again.output
+    summary = json.loads(again.stdout)["summary"]
+    assert summary["runs"] == len(LINES) and summary["unscoreable"] == n
+    assert "old.jsonl: evalrun's own results" in " ".join(again.stderr.split())
+    assert score(str(traces), "--strict").exit_code == 2
+    items = list(read_runs([traces / "old.jsonl"]))
+    assert len(items) == n and all(isinstance(i, TraceError) for i in items)
+
+
+def test_the_output_written_into_the_traces_folder_is_still_not_read(tmp_path):
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    (traces / "a.jsonl").write_bytes(b"".join(LINES))
+    out = traces / "results.jsonl"
+    for _ in range(2):
+        result = score(str(traces), "-f", "jsonl", "-o", str(out), "--strict")
+        assert result.exit_code == 0, result.output
+        assert len(out.read_text().splitlines()) == len(LINES) + 1
