@@ -9,6 +9,7 @@ summary. The command line, `diff`, `evalrunner.dask` and library users all score
 from __future__ import annotations
 
 import multiprocessing
+import os
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -35,6 +36,8 @@ BATCH_LINES = 2000
 """Results are handed to the writer (and, under `--jobs`, dealt to workers) this many at a time."""
 BATCH_BYTES = 2**20
 IN_FLIGHT = 4
+MAX_JOBS = 1024
+"""The most worker processes `jobs` may ask for: more is no setting, but a typo (and refused)."""
 """Batches out at once per worker: enough to keep every worker busy, few enough to keep memory flat."""
 
 
@@ -122,6 +125,7 @@ def score(
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
+    jobs = min(jobs, available_cpus())  # more processes than CPUs only compete for them
     if group_by is not None:
         parse_key(group_by)  # a bad key is unusable input before anything is read
     reading = reading or Reading()
@@ -201,6 +205,13 @@ class _Out:
 # --------------------------------------------------------------------------------- in parallel
 
 
+def available_cpus() -> int:
+    """The CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def _score_parallel(
     config: Config,
     files: list[str],
@@ -243,6 +254,8 @@ def _score_parallel(
         else:
             out.emit(done[0], done[1], batch.count)
 
+    # No more workers than there are batches to deal: one line is graded by one process.
+    jobs = max(1, batches.peek(jobs))
     setup = (config, reading, out.encoder, out.group_by)
     with multiprocessing.get_context().Pool(jobs, _start_worker, setup) as pool:
         for batch in batches:
@@ -296,22 +309,30 @@ class _Batches:
         self.inputs = [TraceInput(name, stdin=stdin, max_line=max_line) for name in files]
         """Each input, by file number: read again for where its traces end (`read_here`)."""
         self._it = self._read(self.inputs, max_line)
-        self._back: _Batch | InputError | None = None
+        self._back: deque[_Batch | InputError] = deque()
 
     def __iter__(self) -> Iterator[_Batch | InputError]:
         return self
 
     def __next__(self) -> _Batch | InputError:
-        if self._back is not None:
-            batch, self._back = self._back, None
-            return batch
+        if self._back:
+            return self._back.popleft()
         return next(self._it)
+
+    def peek(self, n: int) -> int:
+        """Read up to `n` batches ahead (they are still to come); how many there are."""
+        while len(self._back) < n:
+            batch = next(self._it, None)
+            if batch is None:
+                break
+            self._back.append(batch)
+        return len(self._back)
 
     def rest_of(self, file_no: int) -> Iterator[_Batch]:
         """The batches left of file `file_no`; the next file's stay for the caller."""
         for batch in self:
             if not isinstance(batch, _Batch) or batch.file_no != file_no:
-                self._back = batch
+                self._back.appendleft(batch)
                 return
             yield batch
 

@@ -83,3 +83,52 @@ def test_the_output_written_into_the_traces_folder_is_still_not_read(tmp_path):
         result = score(str(traces), "-f", "jsonl", "-o", str(out), "--strict")
         assert result.exit_code == 0, result.output
         assert len(out.read_text().splitlines()) == len(LINES) + 1
+
+
+# ------------------------------------------------------------------------------ --jobs bounds
+
+
+def test_jobs_out_of_bounds_are_refused_not_forked(tmp_path, monkeypatch):
+    trace = tmp_path / "a.jsonl"
+    trace.write_bytes(b"".join(LINES))
+    for value, says in (
+        ("²", "whole number"),
+        ("99999999999999999999", "more processes than evalrun starts"),
+        ("2000", "at most 1024"),
+    ):
+        result = score(str(trace), "--jobs", value)
+        assert result.exit_code == 2, result.output
+        assert says in " ".join(result.stderr.split()) and "Traceback" not in result.output
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "evalrun.toml").write_text("jobs = 100000\n")
+    result = score(str(trace))
+    assert result.exit_code == 2 and "jobs must be a whole number" in result.stderr
+
+
+def test_workers_are_no_more_than_the_batches_and_cpus(tmp_path, monkeypatch):
+    import multiprocessing
+
+    from evalrunner import scoring
+
+    started: list[int] = []
+    real = multiprocessing.get_context
+
+    class Context:
+        def __init__(self) -> None:
+            self.ctx = real()
+
+        def Pool(self, n, *args):
+            started.append(n)
+            return self.ctx.Pool(n, *args)
+
+    monkeypatch.setattr(scoring.multiprocessing, "get_context", Context)
+    monkeypatch.setattr(scoring, "available_cpus", lambda: 2)
+    trace = tmp_path / "a.jsonl"
+    trace.write_bytes(LINES[0])
+    one = score(str(trace), "-f", "json", "--jobs", "200")
+    assert one.exit_code == 0, one.output
+    assert started in ([], [1])  # one line: one batch, one worker at most
+    trace.write_bytes(b"".join(LINES) * 2000)
+    many = score(str(trace), "-f", "json", "--jobs", "200")
+    assert many.exit_code == 0 and started[-1] == 2
+    assert json.loads(many.stdout)["summary"]["runs"] == len(LINES) * 2000

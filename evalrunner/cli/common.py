@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
 from ..model import InputError
+from ..scoring import MAX_JOBS, available_cpus
 from ..summary import Summary
 from ..traces import AUTO, BUILTINS, Reading
 from ..traces.lines import MAX_LINE_BYTES, inside, read_under
@@ -108,13 +109,18 @@ JobsOpt = Annotated[
 
 
 def parse_jobs(value: str) -> int:
-    """--jobs: a whole number >= 1, or auto (the CPUs this process may run on)."""
+    """--jobs: a whole number from 1 to MAX_JOBS, or auto (the CPUs this process may run on).
+    Scoring uses no more processes than there are CPUs and batches to deal."""
     if value == "auto":
-        if hasattr(os, "sched_getaffinity"):
-            return max(1, len(os.sched_getaffinity(0)))
-        return os.cpu_count() or 1
-    if not value.isdigit() or int(value) < 1:
+        return available_cpus()
+    # ASCII digits only: "²".isdigit() is true, and int("²") a ValueError
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:
         raise fail(f"--jobs takes a whole number of processes (1 or more) or auto, not {value!r}")
+    if len(value) > 6 or int(value) > MAX_JOBS:
+        raise fail(
+            f"--jobs {value} is more processes than evalrun starts (at most {MAX_JOBS}; it uses "
+            "no more than the CPUs there are): give a number of processes, or auto"
+        )
     return int(value)
 
 

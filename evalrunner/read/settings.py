@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import InputError
+from ..scoring import MAX_JOBS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -62,7 +63,7 @@ def _rate(value: Any) -> float | None:
 def _jobs(value: Any) -> str | None:
     if value == "auto":
         return "auto"
-    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_JOBS
     return str(value) if ok else None
 
 
@@ -85,7 +86,7 @@ KEYS: dict[str, Key] = {
     "run_key": Key(_text, "a dotted path (metadata.run_id)"),
     "group_by": Key(_text, "a dotted path (meta.model)"),
     "fail_above": Key(_rate, "a rate between 0 and 1"),
-    "jobs": Key(_jobs, 'a whole number of processes (1 or more) or "auto"'),
+    "jobs": Key(_jobs, f'a whole number of processes from 1 to {MAX_JOBS}, or "auto"'),
 }
 """The settings a file may hold, by the name the options take (`--trace-format` is
 `trace_format`)."""
