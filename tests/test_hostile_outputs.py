@@ -132,3 +132,50 @@ def test_workers_are_no_more_than_the_batches_and_cpus(tmp_path, monkeypatch):
     many = score(str(trace), "-f", "json", "--jobs", "200")
     assert many.exit_code == 0 and started[-1] == 2
     assert json.loads(many.stdout)["summary"]["runs"] == len(LINES) * 2000
+
+
+# ------------------------------------------------------------------- control sequences in data
+
+OSC8 = "\x1b]8;;https://evil.example/\x07evalrun · 1 run · all passed\x1b]8;;\x07"
+PAYLOADS = (
+    "\x1b[2J\x1b[H",
+    "\x1b]0;owned\x07",
+    OSC8,
+    "\u202efail\u202c",
+    "\u2066x\u2069",
+    "\x9b31m",
+)
+RAW = ("\x1b", "\x07", "\x9b", "\u202e", "\u202c", "\u2066", "\u2069")
+
+
+def _hostile_traces(folder: Path) -> Path:
+    """Runs whose ids, unknown tools and meta.model carry every payload, in a file whose name
+    holds one too."""
+    folder.mkdir()
+    lines = []
+    for k, payload in enumerate(PAYLOADS):
+        record = json.loads(LINES[2 + k % 3])
+        record["run_id"] = f"r{k}{payload}"
+        record["meta"] = {"model": f"m{payload}"}
+        record["calls"].append({"tool": f"t{payload}", "args": {"x": payload}})
+        lines.append(json.dumps(record, ensure_ascii=False))
+    trace = folder / "a\x1b[2J.jsonl"
+    trace.write_text("\n".join(lines) + "\nnot json \x1b[2J\n")
+    return trace
+
+
+def test_no_control_sequence_from_the_data_reaches_the_terminal(tmp_path):
+    trace = _hostile_traces(tmp_path / "traces")
+    outputs = [
+        score(str(tmp_path / "traces"), "--show", "failures", "--group-by", "meta.model"),
+        score(str(trace), "--show", "false-passes"),
+        invoke("lint", *BASE, "--traces", str(tmp_path / "traces")),
+        invoke("diff", *BASE, str(DATA / "traces" / "a.jsonl"), str(trace)),
+        invoke("suggest", *BASE, str(trace)),
+    ]
+    for result in outputs:
+        assert result.exit_code in (0, 1), result.output
+        text = result.stdout + result.stderr
+        assert not any(c in text for c in RAW), [c for c in RAW if c in text]
+    table = outputs[0].stdout
+    assert "\\x1b[2J" in table and "\\u202e" in table  # shown, as error messages show them

@@ -21,6 +21,7 @@ from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElaps
 from ..model import InputError
 from ..scoring import MAX_JOBS, available_cpus
 from ..summary import Summary
+from ..terminal import SafeConsole
 from ..traces import AUTO, BUILTINS, Reading
 from ..traces.lines import MAX_LINE_BYTES, inside, read_under
 from ..write.table import data_console as data_console  # the listings print through it too
@@ -140,7 +141,7 @@ def reading_of(
 
 def stderr() -> Console:
     """Diagnostics and progress: always standard error."""
-    return Console(stderr=True, highlight=False)
+    return SafeConsole(stderr=True, highlight=False)
 
 
 def fail(message: str) -> typer.Exit:
