@@ -11,8 +11,10 @@ a traceback with the threshold's exit code.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from evalrunner import TraceError, read_runs
@@ -179,3 +181,80 @@ def test_no_control_sequence_from_the_data_reaches_the_terminal(tmp_path):
         assert not any(c in text for c in RAW), [c for c in RAW if c in text]
     table = outputs[0].stdout
     assert "\\x1b[2J" in table and "\\u202e" in table  # shown, as error messages show them
+
+
+# ---------------------------------------------------------------- no traceback, no exit 1
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "jsonl", "html", "markdown", "junit"])
+def test_a_trace_file_name_that_is_not_utf8_is_shown_escaped(tmp_path, fmt):
+    folder = tmp_path / "t"
+    folder.mkdir()
+    name = os.fsdecode(b"b\xff.jsonl")
+    (folder / name).write_bytes(b"".join(LINES) + b"not json\n")  # named where it is listed
+    out = tmp_path / f"out.{fmt}"
+    for target in (str(folder), str(folder / name)):
+        result = score(target, "-f", fmt, "-o", str(out))
+        assert result.exit_code == 0, result.output
+        assert "b\\xff.jsonl" in out.read_text().replace("\\\\", "\\")
+
+
+def test_a_link_loop_in_a_traces_folder_is_named_with_any_output(tmp_path):
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "a.jsonl").write_bytes(b"".join(LINES))
+    (folder / "x.jsonl").symlink_to("y.jsonl")
+    (folder / "y.jsonl").symlink_to("x.jsonl")
+    os.mkfifo(folder / "pipe.jsonl")
+    (folder / "null.jsonl").symlink_to("/dev/null")
+    for out in (tmp_path / "o.json", folder / "o.json"):
+        result = score(str(folder), "-f", "json", "-o", str(out))
+        assert result.exit_code == 0, result.output
+        said = " ".join(result.stderr.split())
+        assert "x.jsonl: a link that loops" in said
+        assert "pipe.jsonl: a named pipe (FIFO)" in said
+        assert "null.jsonl: a link to a device" in said
+
+
+def test_the_same_file_named_twice_is_read_once(tmp_path):
+    trace = tmp_path / "a.jsonl"
+    trace.write_bytes(b"".join(LINES))
+    result = score(str(trace), str(tmp_path), str(tmp_path / "." / "a.jsonl"), "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["summary"]["runs"] == len(LINES)
+    assert "named more than once: read once" in result.stderr
+
+
+def _saved(tmp_path: Path) -> dict:
+    trace = tmp_path / "a.jsonl"
+    trace.write_bytes(b"".join(LINES))
+    return json.loads(score(str(trace), "-f", "json").stdout)
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "says"),
+    [
+        (("runs", 0, "calls", 0, "index"), "x", "runs[0].calls[0].index"),
+        (("runs", 1, "verdict"), 7, "runs[1].verdict"),
+        (("runs", 0, "reported"), [], "runs[0].reported"),
+        (("summary", "verdicts"), None, "summary.verdicts"),
+        (("summary", "by_tool"), {"a": 1}, "summary.by_tool"),
+        (("runs", 2, "shapes"), "encoding", "runs[2].shapes"),
+    ],
+)
+@pytest.mark.parametrize("fmt", ["html", "markdown", "junit"])
+def test_report_on_results_of_wrong_types_exits_2_naming_the_key(tmp_path, path, value, says, fmt):
+    doc = _saved(tmp_path)
+    target = doc
+    for p in path[:-1]:
+        target = target[p]
+    target[path[-1]] = value
+    saved = tmp_path / "r.json"
+    saved.write_text(json.dumps(doc))
+    result = invoke("report", str(saved), "-f", fmt, "-o", str(tmp_path / "out"))
+    assert result.exit_code == 2, result.output
+    assert says in " ".join(result.stderr.split()) and "Traceback" not in result.output
+    doc["evalrun"] = "99.0.0"
+    saved.write_text(json.dumps(doc))
+    result = invoke("report", str(saved), "-f", fmt, "-o", str(tmp_path / "out"))
+    assert "written by evalrun 99.0.0, newer than this one" in " ".join(result.stderr.split())

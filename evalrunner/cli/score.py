@@ -10,7 +10,7 @@ import typer
 
 from ..scoring import load_config
 from ..scoring import score as run_scoring
-from ..traces.lines import MAX_LINE_BYTES
+from ..traces.lines import MAX_LINE_BYTES, path_text
 from ..write import WRITERS, Output
 from ..write.table import SHOW
 from .common import (
@@ -151,7 +151,7 @@ def score(
                     out,
                     to_file=output is not None,
                     path=output,
-                    sources=tuple(paths),
+                    sources=tuple(path_text(p) for p in paths),
                     show=show.value if show is not None else None,
                     limit=limit if limit is not None else 20,
                 )

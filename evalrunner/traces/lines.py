@@ -26,9 +26,12 @@ and scanned while it is spooled.
 from __future__ import annotations
 
 import codecs
+import errno
 import gzip
 import json
+import os
 import re
+import stat
 import sys
 import tempfile
 import zlib
@@ -65,7 +68,7 @@ class Skipped:
     why: str
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.why}"
+        return f"{path_text(self.path)}: {self.why}"
 
 
 # ------------------------------------------------------------------------------------- files
@@ -106,7 +109,23 @@ def trace_files(
                 f"trace file or directory {name!r} does not exist (name a trace file or "
                 f"directory, or - for standard input{hint})"
             )
-    return found
+    return _once(found, skipped)
+
+
+def _once(found: list[str], skipped: list[Skipped] | None) -> list[str]:
+    """Each file read once: the same file named twice (or by a folder and by name, or through
+    a link) would count its runs twice."""
+    seen: set[str] = set()
+    out = []
+    for name in found:
+        key = name if name == STDIN else _real(name)
+        if key in seen:
+            if skipped is not None:
+                skipped.append(Skipped(name, "named more than once: read once"))
+            continue
+        seen.add(key)
+        out.append(name)
+    return out
 
 
 def _walk(root: Path, skipped: list[Skipped] | None, excluded: set[str]) -> list[str]:
@@ -126,8 +145,8 @@ def _walk(root: Path, skipped: list[Skipped] | None, excluded: set[str]) -> list
         if is_dir or (excluded and _real(f) in excluded):
             continue
         if not is_file:
-            if skipped is not None and f.is_symlink():
-                skipped.append(Skipped(str(f), f"a link to nothing ({_link_target(f)})"))
+            if skipped is not None:
+                skipped.append(Skipped(str(f), _why_not_a_file(f)))
             continue
         if f.name.endswith(TRACE_SUFFIXES):
             # A results file is read all the same, each record an unscoreable line of its own
@@ -186,7 +205,7 @@ def _holds_results(f: Path) -> bool:
 def _real(p: str | Path) -> str:
     try:
         return str(Path(p).resolve())
-    except OSError:
+    except (OSError, RuntimeError):  # a link loop: Python 3.11's resolve() raises RuntimeError
         return str(p)
 
 
@@ -197,6 +216,30 @@ def _why_not_read(f: Path) -> str:
             "rename it to .jsonl, or name the file itself to read it"
         )
     return "not a trace file (.jsonl or .jsonl.gz), not read"
+
+
+def _why_not_a_file(f: Path) -> str:
+    """Why an entry of a traces folder that is neither a file nor a folder is not read."""
+    try:
+        mode = f.stat().st_mode
+    except OSError as e:
+        if f.is_symlink():
+            if e.errno == errno.ELOOP:
+                return f"a link that loops, not read ({_link_target(f)})"
+            return f"a link to nothing ({_link_target(f)})"
+        return f"cannot be read ({e.strerror or e})"
+    what = (
+        "a named pipe (FIFO)"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "not a regular file"
+    )
+    if f.is_symlink():
+        what = f"a link to {what} ({_link_target(f)})"
+    return f"{what}, not read under a folder: name it to read it"
 
 
 def _link_target(p: Path) -> str:
@@ -227,7 +270,20 @@ def open_trace(name: str, stdin: BinaryIO | None = None) -> Any:
 
 
 def label_of(name: str) -> str:
-    return "<stdin>" if name == STDIN else name
+    """How an input is named in `file:line`: standard input as `<stdin>`, a file by its name,
+    with bytes that are not UTF-8 written as escapes (`b\\xff.jsonl`), so every output can
+    hold it (Python reads such a name with surrogates no encoder takes)."""
+    return "<stdin>" if name == STDIN else path_text(name)
+
+
+def path_text(name: str | Path) -> str:
+    """A file name as text every output can hold: bytes that are not UTF-8 as `\\xff`."""
+    text = str(name)
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+    return text
 
 
 class TraceInput:

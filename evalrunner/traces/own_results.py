@@ -9,6 +9,7 @@ line of that output (`{"errors", "summary", "warnings"}`), or the whole document
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 from ..model import VERDICTS
@@ -67,5 +68,5 @@ def _is_summary_record(value: Any) -> bool:
     return all(type(value[k]) is list for k in ("runs", "errors", "warnings") if k in value)
 
 
-def _typed(record: dict[str, Any], keys: dict[str, type]) -> bool:
+def _typed(record: dict[str, Any], keys: Mapping[str, type]) -> bool:
     return all(type(record.get(k)) is t for k, t in keys.items())
