@@ -23,7 +23,7 @@ from .grade.norms import Normalizer, load_registry
 from .model import Case, InputError, Tool, TraceError
 from .read.cases import load_cases, unknown_tools
 from .read.tools import load_tools
-from .summary import Summary
+from .summary import Order, Summary
 from .summary.groups import NO_GROUP, group_of, parse_key
 from .traces import GroupingSeen, Reading, TraceInput, TraceReader, trace_files
 from .traces.format import LastLinesOf
@@ -139,10 +139,15 @@ def score(
             source = TraceInput(name, stdin=stdin, max_line=reading.max_line_bytes)
             lines = source.lines()
             out.take(file_no, 0, graded(config, reader, lines, group_by, source.last_lines))
+            out.note((file_no, 0), reader.errors.take_timeouts())
     else:
         _score_parallel(config, files, reading, jobs, out, stdin)
     summary = out.summary.finish()
-    summary.warnings = [*config.warnings, *(str(s) for s in skipped)]
+    summary.warnings = [
+        *config.warnings,
+        *(str(s) for s in skipped),
+        *(note for _, note in summary.notes),
+    ]
     if group_by is not None and summary.runs and set(summary.groups) == {NO_GROUP}:
         summary.warnings.append(
             f"--group-by {group_by}: no run has a value there, so every run is in {NO_GROUP}; "
@@ -189,6 +194,10 @@ class _Out:
                 self.emit(part, self.encode(batch), count)
                 part, batch, count = self.new_summary(), [], 0
         self.emit(part, self.encode(batch), count)
+
+    def note(self, order: Order, notes: list[str]) -> None:
+        """Warnings about records (`Summary.notes`), each kept at the place it was made."""
+        self.summary.notes = sorted([*self.summary.notes, *((order, n) for n in notes)])
 
     def encode(self, results: list[Item]) -> Any:
         return self.encoder(results) if self.encoder is not None else None
@@ -245,6 +254,7 @@ def _score_parallel(
         out.take(
             batch.file_no, batch.first, graded(config, reader, lines, out.group_by, last_lines)
         )
+        out.note((batch.file_no, batch.first), reader.errors.take_timeouts())
 
     def drain() -> None:
         batch, job = pending.popleft()
@@ -402,5 +412,7 @@ def _grade_batch(batch: _Batch) -> tuple[Summary, Any] | None:
             if w.encode is not None:
                 results.append(result)
     except GroupingSeen:
+        w.reader.errors.take_timeouts()
         return None
+    part.notes = [((batch.file_no, batch.first), n) for n in w.reader.errors.take_timeouts()]
     return part, (w.encode(results) if w.encode is not None else None)

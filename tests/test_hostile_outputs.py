@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -258,3 +259,38 @@ def test_report_on_results_of_wrong_types_exits_2_naming_the_key(tmp_path, path,
     saved.write_text(json.dumps(doc))
     result = invoke("report", str(saved), "-f", fmt, "-o", str(tmp_path / "out"))
     assert "written by evalrun 99.0.0, newer than this one" in " ".join(result.stderr.split())
+
+
+# ------------------------------------------------------------------- patterns with a bound
+
+
+def test_the_built_in_error_patterns_are_linear_on_a_large_reply():
+    from evalrunner.traces.errors import FRAMEWORK_ERRORS, ErrorPatterns
+
+    patterns = ErrorPatterns()
+    for e in FRAMEWORK_ERRORS:  # each still knows its framework's text
+        calls = [{"result": e.example.replace("\\n", "\n")}]
+        patterns.mark(calls, builtin=True)
+        assert calls[0].get("is_error") is True, e.framework
+    for head in ("Error invoking tool 'x' with kwargs ", "Error: ", "Error: x"):
+        reply = head + " with error:\n is not a valid tool, try one of [" * 20_000 + "a" * 960_000
+        started = time.monotonic()
+        patterns.mark([{"result": reply}], builtin=True, source="f:1")
+        assert time.monotonic() - started < 0.5
+    assert patterns.take_timeouts() == []
+
+
+def test_a_catastrophic_user_pattern_is_bounded_and_named(tmp_path):
+    record = json.loads(LINES[0])
+    record["calls"][0]["result"] = "a" * 40 + "!"
+    trace = tmp_path / "a.jsonl"
+    trace.write_text((json.dumps(record) + "\n") * 5)
+    started = time.monotonic()
+    result = score(str(trace), "--error-pattern", "^(a|aa)+$", "-f", "json")
+    assert time.monotonic() - started < 10
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.stderr.split())
+    assert f"{trace}:1: the error pattern '^(a|aa)+$' took over" in said
+    assert "no longer searched" in said and f"{trace}:5" not in said
+    doc = json.loads(result.stdout)
+    assert doc["summary"]["runs"] == 5 and doc["runs"][0]["calls"][0]["label"] != "errored"

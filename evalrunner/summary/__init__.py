@@ -85,6 +85,9 @@ class Summary:
     grader, never of the input. Counted apart from unscoreable lines; none in a correct grader."""
     internal: list[tuple[Order, str, str]] = field(default_factory=list)
     """The earliest internal errors: (order, file:line, message)."""
+    notes: list[tuple[Order, str]] = field(default_factory=list)
+    """The earliest warnings about single records (a pattern that ran out of time on a reply):
+    (order, text naming `file:line`); the scoring adds them to `warnings`."""
 
     @classmethod
     def for_tools(cls, tools: Mapping[str, Tool], *, group_by: str | None = None) -> Summary:
@@ -217,6 +220,7 @@ class Summary:
         for name, group in other.groups.items():
             self._group(name).merge(group)
         self.internal = sorted(self.internal + other.internal)[:MAX_ERROR_EXAMPLES]
+        self.notes = sorted(self.notes + other.notes)[:MAX_ERROR_EXAMPLES]
         return self
 
     def finish(self) -> Summary:

@@ -190,7 +190,7 @@ class TraceReader:
             # The hot path: a native run, told apart by one lookup before any detection.
             if native_first and _plain_native(record):
                 if self.errors.user:
-                    self.errors.mark(record["calls"], builtin=False)
+                    self.errors.mark(record["calls"], builtin=False, source=source)
                 yield NativeRecord(record, source)
             else:
                 yield from self.read_record(record, source)
@@ -205,7 +205,7 @@ class TraceReader:
         """A run a grouper made: the error texts read, the case id given applied."""
         if isinstance(item, TraceError):
             return item
-        self.errors.mark(item.record.get("calls"), builtin=True)
+        self.errors.mark(item.record.get("calls"), builtin=True, source=item.source)
         if self.case_id is not None:
             item.record["case_id"] = self.case_id
         return item
@@ -232,7 +232,7 @@ class TraceReader:
                         item = {**item, "run_id": f"{source}#{k}"}
                     if self._native_first and _plain_native(item):
                         if self.errors.user:
-                            self.errors.mark(item["calls"], builtin=False)
+                            self.errors.mark(item["calls"], builtin=False, source=source)
                         yield NativeRecord(item, source)
                     else:
                         yield from self.read_record(item, source)
@@ -281,9 +281,9 @@ class TraceReader:
             if type(calls) is str:
                 yield TraceError(source, f"{fmt.name}: {calls}")
                 return
-            self.errors.mark(calls, builtin=True)
+            self.errors.mark(calls, builtin=True, source=source)
         elif self.errors.user:
-            self.errors.mark(calls, builtin=False)
+            self.errors.mark(calls, builtin=False, source=source)
         if self.case_id is not None:
             case_id: Any = self.case_id
         else:
