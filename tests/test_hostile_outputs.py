@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -294,3 +296,70 @@ def test_a_catastrophic_user_pattern_is_bounded_and_named(tmp_path):
     assert "no longer searched" in said and f"{trace}:5" not in said
     doc = json.loads(result.stdout)
     assert doc["summary"]["runs"] == 5 and doc["runs"][0]["calls"][0]["label"] != "errored"
+
+
+# ------------------------------------------------------- git revisions read raw, attributes off
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def attributes_repo(tmp_path, monkeypatch):
+    """A repository whose second commit adds failing runs behind `export-ignore` and a filter
+    that would run a program."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    root = tmp_path / "repo"
+    root.mkdir()
+    for name in ("tools", "cases"):
+        shutil.copytree(DATA / name, root / name)
+    (root / "traces").mkdir()
+    (root / "traces" / "a.jsonl").write_bytes(b"".join(LINES[:2]))
+    _git(root, "init", "-q")
+    _git(root, "config", "user.name", "Test")
+    _git(root, "config", "user.email", "test@example.com")
+    _git(root, "config", "commit.gpgsign", "false")
+    _git(root, "config", "filter.evil.smudge", f"touch {tmp_path / 'RAN'}; cat")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "one")
+    (root / ".gitattributes").write_text("traces/b.jsonl export-ignore\n*.jsonl filter=evil\n")
+    (root / "traces" / "b.jsonl").write_bytes(LINES[2] * 5)  # failing runs
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "two")
+    monkeypatch.chdir(root)
+    return root
+
+
+GIT_EVALS = ["--tools", "tools", "--cases", "cases", "--traces", "traces"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git")
+def test_a_revision_is_read_without_its_gitattributes(attributes_repo, tmp_path):
+    result = invoke("diff", "HEAD~1", "HEAD", *GIT_EVALS, "--format", "json")
+    assert result.exit_code in (0, 1), result.output
+    doc = json.loads(result.stdout)
+    assert doc["new"]["summary"]["runs"] == 7  # b.jsonl is not hidden by export-ignore
+    assert not (tmp_path / "RAN").exists()  # no smudge filter ran
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git")
+@pytest.mark.parametrize("kind", ["submodule", "lfs"])
+def test_a_submodule_or_lfs_pointer_under_a_path_is_named(attributes_repo, kind):
+    root = attributes_repo
+    if kind == "submodule":
+        head = _git(root, "rev-parse", "HEAD")
+        _git(root, "update-index", "--add", "--cacheinfo", f"160000,{head},traces/sub")
+        named = "traces/sub is a git submodule"
+    else:
+        pointer = "version https://git-lfs.github.com/spec/v1\noid sha256:" + "0" * 64
+        (root / "traces" / "c.jsonl").write_text(pointer + "\nsize 1234\n")
+        _git(root, "add", "traces/c.jsonl")
+        named = "traces/c.jsonl is a Git LFS pointer"
+    _git(root, "commit", "-q", "-m", "three")
+    result = invoke("diff", "HEAD~1", "HEAD", *GIT_EVALS, "--format", "json")
+    assert result.exit_code == 2, result.output
+    assert named in " ".join(result.stderr.split())
