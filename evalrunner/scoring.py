@@ -306,6 +306,8 @@ _BLANK = re.compile(rb"\n[ \t\r\x0b\x0c]*(?=\n|\Z)")
 
 def _blank_lines(block: bytes) -> int:
     """How many lines of `block` are blank (`line.strip()` is empty), counted without a loop."""
+    if not block.strip():  # all blank (a gzip of blank lines): counted without a search
+        return block.count(b"\n") + (not block.endswith(b"\n"))
     text = b"\n" + (block[:-1] if block.endswith(b"\n") else block)
     return len(_BLANK.findall(text))
 

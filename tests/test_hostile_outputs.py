@@ -10,6 +10,7 @@ a traceback with the threshold's exit code.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
@@ -363,3 +364,34 @@ def test_a_submodule_or_lfs_pointer_under_a_path_is_named(attributes_repo, kind)
     result = invoke("diff", "HEAD~1", "HEAD", *GIT_EVALS, "--format", "json")
     assert result.exit_code == 2, result.output
     assert named in " ".join(result.stderr.split())
+
+
+# ------------------------------------------------------------------------------ smaller ones
+
+
+def test_a_gzip_of_blank_lines_is_counted_in_bulk(tmp_path):
+    trace = tmp_path / "blank.jsonl.gz"
+    with gzip.open(trace, "wb", compresslevel=9) as f:
+        f.write(LINES[0])
+        for _ in range(64):
+            f.write(b"\n" * 2**20)
+        f.write(LINES[1])
+    for jobs in ("1", "2"):
+        started = time.monotonic()
+        result = score(str(trace), "-f", "json", "--jobs", jobs)
+        assert time.monotonic() - started < 20
+        assert result.exit_code == 0, result.output
+        doc = json.loads(result.stdout)
+        assert doc["summary"]["runs"] == 2
+        assert doc["runs"][1]["source"] == f"{trace}:{64 * 2**20 + 2}"
+
+
+def test_jsonl_output_escapes_the_unicode_line_separators(tmp_path):
+    record = json.loads(LINES[0])
+    record["run_id"] = "r\u2028x\u2029y"
+    trace = tmp_path / "a.jsonl"
+    trace.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    out = score(str(trace), "-f", "jsonl").stdout_bytes
+    assert "\u2028".encode() not in out and "\u2029".encode() not in out
+    lines = out.decode().splitlines()  # str.splitlines breaks at U+2028: none is left
+    assert len(lines) == 2 and json.loads(lines[0])["run_id"] == "r\u2028x\u2029y"
