@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -397,6 +398,11 @@ _worker: _Worker | None = None
 
 def _start_worker(*setup: Any) -> None:
     global _worker
+    # The command line ends on SIGTERM as on Ctrl-C (cli.main); a worker, forked with that
+    # handler, must die of it as the pool expects when it terminates its workers.
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     _worker = _Worker(*setup)
 
 

@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -395,3 +396,57 @@ def test_jsonl_output_escapes_the_unicode_line_separators(tmp_path):
     assert "\u2028".encode() not in out and "\u2029".encode() not in out
     lines = out.decode().splitlines()  # str.splitlines breaks at U+2028: none is left
     assert len(lines) == 2 and json.loads(lines[0])["run_id"] == "r\u2028x\u2029y"
+
+
+def test_the_settings_search_stops_at_the_repository_root(tmp_path, monkeypatch):
+    from evalrunner.read.settings import find
+
+    project = tmp_path / "outer" / "project"
+    (project / "src").mkdir(parents=True)
+    (project / ".git").mkdir()
+    (tmp_path / "outer" / "evalrun.toml").write_text('tools = "elsewhere"\n')
+    (tmp_path / "outer" / "pyproject.toml").write_text("not toml [\n")
+    assert find(project / "src") is None  # neither the settings nor the broken file above
+    (project / "pyproject.toml").write_text('[tool.evalrun]\ncases = "c"\n')
+    assert find(project / "src") == project / "pyproject.toml"
+    # outside a repository, never from a folder others may write to (/tmp)
+    shared = tmp_path / "shared"
+    (shared / "p").mkdir(parents=True)
+    shared.chmod(0o777)
+    (shared / "evalrun.toml").write_text('tools = "t"\n')
+    assert find(shared / "p") is None
+    # a file used from above the current folder is said
+    (project / "pyproject.toml").write_text(
+        f'[tool.evalrun]\ntools = "{DATA / "tools"}"\ncases = "{DATA / "cases"}"\n'
+    )
+    trace = tmp_path / "a.jsonl"
+    trace.write_bytes(b"".join(LINES))
+    monkeypatch.chdir(project / "src")
+    result = invoke("score", str(trace))
+    assert result.exit_code == 0, result.output
+    assert f"settings: {project / 'pyproject.toml'}" in " ".join(result.stderr.split())
+
+
+@pytest.mark.parametrize(("signum", "code"), [(15, 143), (1, 129)], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_end_as_ctrl_c_does(tmp_path, signum, code):
+    from tests.test_hostile_inputs import _open_writer
+
+    previous = tmp_path / "prev.json"
+    previous.write_text("the previous results")
+    fifo = tmp_path / "stdin-never-ends"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evalrunner", "score", *BASE, str(fifo), "-o", str(previous)],
+        stderr=subprocess.PIPE,
+    )
+    writer = _open_writer(fifo)
+    os.write(writer, LINES[0])
+    time.sleep(0.5)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    os.close(writer)
+    assert proc.returncode == code
+    said = " ".join(err.decode().split())
+    assert "interrupted" in said and "was not written (it is as it was)" in said
+    assert previous.read_text() == "the previous results"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["prev.json", fifo.name])
