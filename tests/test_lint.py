@@ -19,6 +19,9 @@ from evalrunner.model import InputError
 ROOT = Path(__file__).resolve().parent.parent
 
 
+CLI_DATA = Path(__file__).parent / "data" / "cli"
+
+
 def corpus(
     tmp_path: Path,
     tools: dict[str, Any],
@@ -771,3 +774,17 @@ def test_repo_corpus_has_no_errors():
         if f.severity == "error"
     ]
     assert errors == []
+
+
+# ---------------------------------------------------------------------------- case ids
+
+
+def test_case_ids_that_only_look_different_are_a_lint_warning(tmp_path):
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    legacy = {"expected_tool": "get_customer", "expected_args": {"customer_id": "C-1"}}
+    ids = ["caf\u00e9", "Cafe\u0301", "caf\u00e9\u200b", "cafe"]
+    (cases / "c.json").write_text(json.dumps([{"id": i, **legacy} for i in ids]))
+    found = [f for f in lint(CLI_DATA / "tools", cases).findings if f.code == "case-ids-look-alike"]
+    assert [f.path for f in found] == ["$[1].id", "$[2].id"]  # "cafe" is another word
+    assert found[0].severity == "warning"
