@@ -450,3 +450,60 @@ def test_sigterm_and_sighup_end_as_ctrl_c_does(tmp_path, signum, code):
     assert "interrupted" in said and "was not written (it is as it was)" in said
     assert previous.read_text() == "the previous results"
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["prev.json", fifo.name])
+
+
+# ------------------------------------------------------------------ unordered matching, bounded
+
+SEARCH = {
+    "tool": "search_invoices",
+    "args": {"customer_id": "C-4471", "month": "2026-03", "status": ["open", "disputed"]},
+}
+EQUIVALENT = {
+    "tool": "search_invoices",
+    "args": {"customer_id": "C-4471", "month": "2026-03-01", "status": ["disputed", "open"]},
+}
+
+
+def _unordered(tmp_path: Path, steps: int, calls: int) -> tuple[Path, Path]:
+    cases = tmp_path / "cases"
+    cases.mkdir(exist_ok=True)
+    case = {"id": "big", "input": "x", "match": "unordered", "accept": [[SEARCH] * steps]}
+    (cases / "c.json").write_text(json.dumps([case]))
+    trace = tmp_path / f"{calls}.jsonl"
+    trace.write_text(json.dumps({"run_id": "r", "case_id": "big", "calls": [EQUIVALENT] * calls}))
+    return cases, trace
+
+
+@pytest.mark.parametrize(("calls", "steps"), [(1200, 400), (3000, 1000), (400, 400)])
+def test_unordered_matching_of_many_equal_calls_is_fast(tmp_path, calls, steps):
+    cases, trace = _unordered(tmp_path, steps, calls)
+    started = time.monotonic()
+    result = invoke("score", "--tools", str(DATA / "tools"), "--cases", str(cases), str(trace))
+    assert time.monotonic() - started < 15
+    result = invoke(
+        "score", "--tools", str(DATA / "tools"), "--cases", str(cases), str(trace), "-f", "json"
+    )
+    assert result.exit_code == 0, result.output
+    run = json.loads(result.stdout)["runs"][0]
+    labels = [c["label"] for c in run["calls"]]
+    assert labels.count("equivalent") == steps and labels.count("redundant") == calls - steps
+    assert labels[:steps] == ["equivalent"] * steps  # the earliest calls fill the steps
+    assert run["verdict"] == ("false_failure" if calls == steps else "fail")
+
+
+def test_alignment_past_its_bound_is_unscoreable_and_said(tmp_path, monkeypatch):
+    from evalrunner.grade import trajectory
+
+    n = 400
+    staircase = [[1 if j <= i else 0 for j in range(n)] for i in range(n)]  # nothing reduces
+    with pytest.raises(trajectory.AlignmentTooLarge, match="too large to align"):
+        trajectory.align(staircase, n, ordered=False)
+    monkeypatch.setattr(trajectory, "_by_key", lambda sub, m: None)
+    monkeypatch.setattr(trajectory, "ALIGN_WORK", 10)
+    cases, trace = _unordered(tmp_path, 40, 50)
+    result = invoke(
+        "score", "--tools", str(DATA / "tools"), "--cases", str(cases), str(trace), "-f", "json"
+    )
+    doc = json.loads(result.stdout)
+    assert doc["summary"]["unscoreable"] == 1 and doc["summary"]["runs"] == 0
+    assert "too large to align: 40 calls against 40 steps" in doc["errors"][0]["error"]
