@@ -507,3 +507,85 @@ def test_alignment_past_its_bound_is_unscoreable_and_said(tmp_path, monkeypatch)
     doc = json.loads(result.stdout)
     assert doc["summary"]["unscoreable"] == 1 and doc["summary"]["runs"] == 0
     assert "too large to align: 40 calls against 40 steps" in doc["errors"][0]["error"]
+
+
+# ------------------------------------------------------------------- tampered audit sheets
+
+
+def _swap_stratum(header, runs):
+    runs[0]["stratum"] = {"reported_fail": "reported_pass", "reported_pass": "reported_fail"}[
+        runs[0]["stratum"]
+    ]
+    return 2
+
+
+def _population(header, runs):
+    header["population"]["reported_failures"] += 5
+    header["population"]["runs"] += 5
+    return 1
+
+
+def _seed(header, runs):
+    header["seed"] = 2
+    return None  # some line is not drawn by seed 2
+
+
+def _digest(header, runs):
+    header["digest"] = "0" * 64
+    return 1
+
+
+def _calls(header, runs):
+    runs[1]["calls"] = [{"tool": "get_customer", "args": {"customer_id": "C-1"}}]
+    return 3
+
+
+def _world(header, runs):
+    runs[1]["world"] = {"refunds": [{"invoice": "X", "cents": 1}]}
+    return 3
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [_swap_stratum, _population, _seed, _digest, _calls, _world],
+    ids=["stratum", "population", "seed", "digest", "calls", "world"],
+)
+def test_a_tampered_audit_sheet_is_refused_naming_its_line(audit_corpus, tamper):
+    from tests.test_audit_cli import label, read, run, sample, write
+
+    sample("--failures", "2", "--passes", "2", "--seed", "1")
+    label({r: "correct" for r in "r1 r2 r3 r4 r5 r6 r8".split()})
+    header, runs = read()
+    assert run("score", "sheet.jsonl").exit_code == 0  # as sampled, it scores
+    line = tamper(header, runs)
+    write(header, runs)
+    result = run("score", "sheet.jsonl", "--format", "json")
+    assert result.exit_code == 2, result.output
+    said = " ".join(result.stderr.split())
+    assert "edited" in said and "Traceback" not in result.output
+    if line is not None:
+        assert f"sheet.jsonl:{line}:" in said
+
+
+def test_a_run_the_seed_never_drew_is_refused(audit_corpus):
+    from tests.test_audit_cli import read, run, sample, write
+
+    sample("--failures", "4", "--passes", "3", "--seed", "1", output="all.jsonl")
+    sample("--failures", "1", "--passes", "1", "--seed", "1")
+    header, runs = read()
+    _, everything = read("all.jsonl")
+    extra = next(r for r in everything if r["run_id"] not in {x["run_id"] for x in runs})
+    write(header, [*runs, extra])
+    result = run("score", "sheet.jsonl")
+    assert result.exit_code == 2, result.output
+    assert "sheet.jsonl:4:" in result.stderr and "not a run that seed 1 draws" in " ".join(
+        result.stderr.split()
+    )
+
+
+@pytest.fixture
+def audit_corpus(tmp_path, monkeypatch):
+    for name in ("tools", "cases", "traces"):
+        shutil.copytree(DATA / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
