@@ -554,7 +554,7 @@ def test_a_tampered_audit_sheet_is_refused_naming_its_line(audit_corpus, tamper)
     from tests.test_audit_cli import label, read, run, sample, write
 
     sample("--failures", "2", "--passes", "2", "--seed", "1")
-    label({r: "correct" for r in "r1 r2 r3 r4 r5 r6 r8".split()})
+    label({r: "correct" for r in ["r1", "r2", "r3", "r4", "r5", "r6", "r8"]})
     header, runs = read()
     assert run("score", "sheet.jsonl").exit_code == 0  # as sampled, it scores
     line = tamper(header, runs)
