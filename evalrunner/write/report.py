@@ -190,6 +190,9 @@ def _check(doc: dict[str, Any], bad: Callable[[str], InputError]) -> None:
         raise bad('its "summary" is not a score summary')
     if type(doc.get("runs")) is not list:
         raise bad('its "runs" is not a list')
+    for key in ("errors", "warnings"):
+        if doc.get(key) is not None and type(doc[key]) is not list:
+            raise bad(f'its "{key}" is not a list')
     newer = _newer(doc.get("evalrun"))
     _valid(doc["summary"], "summary", "summary", bad, newer)
     for k, run in enumerate(doc["runs"]):
