@@ -28,7 +28,7 @@ from .summary import Order, Summary
 from .summary.groups import NO_GROUP, group_of, parse_key
 from .traces import GroupingSeen, Reading, TraceInput, TraceReader, trace_files
 from .traces.format import LastLinesOf
-from .traces.lines import MAX_LINE_BYTES, Skipped, block_lines, read_blocks
+from .traces.lines import MAX_EXPANDED_BYTES, MAX_LINE_BYTES, Skipped, block_lines, read_blocks
 from .write import Writer
 
 Item = RunResult | TraceError
@@ -137,7 +137,12 @@ def score(
     if jobs == 1 or (reader.format is not None and reader.format.group is not None):
         # Runs of a grouping format (OpenTelemetry spans) span lines and files: one reader.
         for file_no, name in enumerate(files):
-            source = TraceInput(name, stdin=stdin, max_line=reading.max_line_bytes)
+            source = TraceInput(
+                name,
+                stdin=stdin,
+                max_line=reading.max_line_bytes,
+                max_expanded=reading.max_expanded_bytes,
+            )
             lines = source.lines()
             out.take(file_no, 0, graded(config, reader, lines, group_by, source.last_lines))
             out.note((file_no, 0), reader.errors.take_timeouts())
@@ -241,7 +246,7 @@ def _score_parallel(
     A file that turns out to hold records of a grouping format is read here, from that batch on.
     """
     reader = reading.reader()
-    batches = _Batches(files, stdin, reading.max_line_bytes)
+    batches = _Batches(files, stdin, reading.max_line_bytes, reading.max_expanded_bytes)
     pending: deque[tuple[_Batch, Any]] = deque()
 
     def read_here(batch: _Batch) -> None:
@@ -317,9 +322,16 @@ class _Batches:
     """Every input's lines in batches, in order; an InputError in the place its file would be."""
 
     def __init__(
-        self, files: list[str], stdin: BinaryIO | None, max_line: int = MAX_LINE_BYTES
+        self,
+        files: list[str],
+        stdin: BinaryIO | None,
+        max_line: int = MAX_LINE_BYTES,
+        max_expanded: int = MAX_EXPANDED_BYTES,
     ) -> None:
-        self.inputs = [TraceInput(name, stdin=stdin, max_line=max_line) for name in files]
+        self.inputs = [
+            TraceInput(name, stdin=stdin, max_line=max_line, max_expanded=max_expanded)
+            for name in files
+        ]
         """Each input, by file number: read again for where its traces end (`read_here`)."""
         self._it = self._read(self.inputs, max_line)
         self._back: deque[_Batch | InputError] = deque()

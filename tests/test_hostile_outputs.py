@@ -589,3 +589,16 @@ def audit_corpus(tmp_path, monkeypatch):
         shutil.copytree(DATA / name, tmp_path / name)
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+def test_a_gzip_that_expands_past_the_bound_is_reported_where_it_stops(tmp_path):
+    trace = tmp_path / "bomb.jsonl.gz"
+    with gzip.open(trace, "wb") as f:
+        f.write(LINES[0] + b"\n" * 2**22 + LINES[1])
+    for jobs in ("1", "2"):
+        args = [str(trace), "-f", "json", "--max-expanded-bytes", str(2**20), "--jobs", jobs]
+        result = score(*args)
+        doc = json.loads(result.stdout)
+        assert doc["summary"]["runs"] == 1 and doc["summary"]["unscoreable"] == 1
+        assert "--max-expanded-bytes raises the bound" in doc["errors"][0]["error"]
+    assert json.loads(score(str(trace), "-f", "json").stdout)["summary"]["runs"] == 2

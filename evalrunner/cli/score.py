@@ -10,7 +10,7 @@ import typer
 
 from ..scoring import load_config
 from ..scoring import score as run_scoring
-from ..traces.lines import MAX_LINE_BYTES, path_text
+from ..traces.lines import MAX_EXPANDED_BYTES, MAX_LINE_BYTES, path_text
 from ..write import WRITERS, Output
 from ..write.table import SHOW
 from .common import (
@@ -84,6 +84,16 @@ def score(
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
     max_line_bytes: MaxLineOpt = MAX_LINE_BYTES,
+    max_expanded_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-expanded-bytes",
+            metavar="BYTES",
+            min=1,
+            help="The most a .jsonl.gz trace file may expand to (a gzip bomb stops there, "
+            "reported at the line reached).",
+        ),
+    ] = MAX_EXPANDED_BYTES,
     group_by: Annotated[
         str | None,
         typer.Option(
@@ -143,6 +153,7 @@ def score(
             max_line_bytes,
             error_patterns=tuple(error_pattern or ()),
             case_id=case_id,
+            max_expanded_bytes=max_expanded_bytes,
         )
         config = load_config(tools, cases)
         with output_stream(output, inputs=paths, config=[tools, cases]) as out:

@@ -49,6 +49,11 @@ STDIN = "-"
 BLOCK_BYTES = 2**20
 MAX_LINE_BYTES = 64 * 2**20
 """The longest trace line read (64 MiB): a longer one is reported, never held in memory."""
+MAX_EXPANDED_BYTES = 16 * 2**30
+"""The most a `.gz` trace file may expand to (16 GiB; `--max-expanded-bytes`): a megabyte of
+gzip can hold a gigabyte of blank lines, and a small file that expands without end is a bomb.
+Past it the file is reported unscoreable at the line reached, and reading goes on with the next
+file."""
 BOM = b"\xef\xbb\xbf"
 _READ_ERRORS = (OSError, EOFError, zlib.error)
 
@@ -252,7 +257,9 @@ def _link_target(p: Path) -> str:
 # ------------------------------------------------------------------------------------- lines
 
 
-def open_trace(name: str, stdin: BinaryIO | None = None) -> Any:
+def open_trace(
+    name: str, stdin: BinaryIO | None = None, *, max_expanded: int = MAX_EXPANDED_BYTES
+) -> Any:
     """The binary stream of a trace input (decompressed for `.gz`); InputError if it cannot be
     opened. Use it in a `with`: standard input is left open.
 
@@ -263,10 +270,42 @@ def open_trace(name: str, stdin: BinaryIO | None = None) -> Any:
         return _spool_spans(stdin if stdin is not None else sys.stdin.buffer)
     try:
         if name.endswith(".gz"):
-            return gzip.open(name, "rb")
+            return _Bounded(gzip.open(name, "rb"), max_expanded)
         return open(name, "rb")
     except OSError as e:
         raise InputError(f"{name}: cannot open this trace file: {e.strerror or e}") from None
+
+
+class _Bounded:
+    """A decompressed stream that stops with an OSError (a read error, reported at the line
+    reached) once it has given `limit` bytes."""
+
+    def __init__(self, stream: Any, limit: int) -> None:
+        self.stream, self.limit, self.given = stream, limit, 0
+
+    def _count(self, data: bytes) -> bytes:
+        self.given += len(data)
+        if self.given > self.limit:
+            raise OSError(
+                f"it expands to more than {self.limit:,} bytes (a gzip bomb?); "
+                "--max-expanded-bytes raises the bound"
+            )
+        return data
+
+    def read(self, n: int = -1) -> bytes:
+        return self._count(self.stream.read(n))
+
+    def read1(self, n: int = -1) -> bytes:
+        return self._count(self.stream.read1(n))
+
+    def close(self) -> None:
+        self.stream.close()
+
+    def __enter__(self) -> _Bounded:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stream.close()
 
 
 def label_of(name: str) -> str:
@@ -291,17 +330,23 @@ class TraceInput:
     lines) where each trace's spans end in it (`last_lines`, scanned on first use)."""
 
     def __init__(
-        self, name: str, *, stdin: BinaryIO | None = None, max_line: int = MAX_LINE_BYTES
+        self,
+        name: str,
+        *,
+        stdin: BinaryIO | None = None,
+        max_line: int = MAX_LINE_BYTES,
+        max_expanded: int = MAX_EXPANDED_BYTES,
     ) -> None:
         self.name = name
         self.label = label_of(name)
         self.stdin = stdin
         self.max_line = max_line
+        self.max_expanded = max_expanded
         self._spooled: Spooled | None = None
 
     def open(self) -> Any:
         """`open_trace`: the input's stream, for a `with`."""
-        stream = open_trace(self.name, self.stdin)
+        stream = open_trace(self.name, self.stdin, max_expanded=self.max_expanded)
         if isinstance(stream, Spooled):
             self._spooled = stream
         return stream
@@ -318,7 +363,7 @@ class TraceInput:
         if self.name == STDIN:
             return self._spooled.last_lines if self._spooled is not None else None
         try:
-            with open_trace(self.name) as stream:
+            with open_trace(self.name, max_expanded=self.max_expanded) as stream:
                 return LastLines.scan(stream, max_line=self.max_line)
         except InputError:
             return None

@@ -29,7 +29,7 @@ from .formats._pairing import is_str_in
 from .formats.gemini import AFC_KEYS
 from .formats.openai_responses import ITEM_TYPES
 from .formats.otel import walk
-from .lines import MAX_LINE_BYTES, LastLines, Parsed
+from .lines import MAX_EXPANDED_BYTES, MAX_LINE_BYTES, LastLines, Parsed
 from .native import decode, parse_record
 from .own_results import is_results_record, is_results_run
 from .registry import AUTO, detect, resolve, trace_formats, unknown_shape
@@ -50,6 +50,8 @@ class Reading:
     """Where each record keeps its run id, as `case_key`."""
     max_line_bytes: int = MAX_LINE_BYTES
     """The longest line read; a longer one is reported in its place, never held in memory."""
+    max_expanded_bytes: int = MAX_EXPANDED_BYTES
+    """The most a `.gz` trace file may expand to; past it the file is reported where it stops."""
     error_patterns: Sequence[str] = ()
     """`--error-pattern`: regular expressions; a tool reply whose text matches one makes its
     call an errored attempt, in every format (`errors.py`)."""
