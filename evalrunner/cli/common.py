@@ -103,8 +103,8 @@ JobsOpt = Annotated[
         "--jobs",
         "-j",
         metavar="N",
-        help="Work on N worker processes, or auto (one per CPU). The output is the same as "
-        "with 1, byte for byte.",
+        help="Work on N worker processes, or auto (one per CPU): no more than the CPUs and the "
+        "batches of lines there are. The output is the same as with 1, byte for byte.",
     ),
 ]
 
