@@ -4,7 +4,8 @@ reason, never a traceback, and loses no line.
 `make test` runs a short pass (EVALRUN_FUZZ_EXAMPLES, default 150 inputs a target); `make fuzz`
 runs a long one (20,000 a target). The figures of the last long run are in the README
 ("Reliability"). Inputs are structure-aware: trace lines in every format's shapes, mutated and
-cut, beside raw bytes; tool and case records built from their own keys, with wrong types.
+cut, beside raw bytes; tool and case records built from their own keys, with wrong types;
+results-like records and saved results documents; names that carry control characters.
 """
 
 from __future__ import annotations
