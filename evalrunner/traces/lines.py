@@ -157,7 +157,7 @@ def _walk(root: Path, skipped: list[Skipped] | None, excluded: set[str]) -> list
             # A results file is read all the same, each record an unscoreable line of its own
             # (the reader knows them): a trace taken for results is never dropped unseen, and
             # --strict, the headline and diff count what was left out.
-            if _holds_results(f) and skipped is not None:
+            if skipped is not None and _holds_results(f):
                 skipped.append(Skipped(str(f), RESULTS_FILE))
             found.append(f)
         elif skipped is not None and not f.name.startswith("."):
