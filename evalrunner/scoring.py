@@ -9,7 +9,9 @@ summary. The command line, `diff`, `evalrunner.dask` and library users all score
 from __future__ import annotations
 
 import multiprocessing
+import os
 import re
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -22,7 +24,7 @@ from .grade.norms import Normalizer, load_registry
 from .model import Case, InputError, Tool, TraceError
 from .read.cases import load_cases, unknown_tools
 from .read.tools import load_tools
-from .summary import Summary
+from .summary import Order, Summary
 from .summary.groups import (
     MAX_GROUPS,
     NO_GROUP,
@@ -36,7 +38,7 @@ from .summary.groups import (
 )
 from .traces import GroupingSeen, Reading, TraceInput, TraceReader, trace_files
 from .traces.format import LastLinesOf
-from .traces.lines import MAX_LINE_BYTES, Skipped, block_lines, read_blocks
+from .traces.lines import MAX_EXPANDED_BYTES, MAX_LINE_BYTES, Skipped, block_lines, read_blocks
 from .write import Writer
 
 Item = RunResult | TraceError
@@ -45,6 +47,8 @@ BATCH_LINES = 2000
 """Results are handed to the writer (and, under `--jobs`, dealt to workers) this many at a time."""
 BATCH_BYTES = 2**20
 IN_FLIGHT = 4
+MAX_JOBS = 1024
+"""The most worker processes `jobs` may ask for: more is no setting, but a typo (and refused)."""
 """Batches out at once per worker: enough to keep every worker busy, few enough to keep memory flat."""
 
 
@@ -138,6 +142,7 @@ def score(
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
+    jobs = min(jobs, available_cpus())  # more processes than CPUs only compete for them
     if group_by is not None:
         parse_key(group_by)  # a bad key is unusable input before anything is read
     reading = reading or Reading()
@@ -148,14 +153,24 @@ def score(
     if jobs == 1 or (reader.format is not None and reader.format.group is not None):
         # Runs of a grouping format (OpenTelemetry spans) span lines and files: one reader.
         for file_no, name in enumerate(files):
-            source = TraceInput(name, stdin=stdin, max_line=reading.max_line_bytes)
+            source = TraceInput(
+                name,
+                stdin=stdin,
+                max_line=reading.max_line_bytes,
+                max_expanded=reading.max_expanded_bytes,
+            )
             lines = source.lines()
             out.take(file_no, 0, graded(config, reader, lines, group_by, source.last_lines))
+            out.note((file_no, 0), reader.errors.take_timeouts())
     else:
         _score_parallel(config, files, reading, jobs, out, stdin)
     summary = out.summary.finish()
     summary.reported_reading = config.grader.reported
-    summary.warnings = [*config.warnings, *(str(s) for s in skipped)]
+    summary.warnings = [
+        *config.warnings,
+        *(str(s) for s in skipped),
+        *(note for _, note in summary.notes),
+    ]
     if group_by is not None and summary.runs and set(summary.groups) == {NO_GROUP}:
         summary.warnings.append(no_group_found(group_by))
     if summary.folded:
@@ -211,6 +226,10 @@ class _Out:
                 part, batch, count = self.new_summary(), [], 0
         self.emit(part, self.encode(batch), count)
 
+    def note(self, order: Order, notes: list[str]) -> None:
+        """Warnings about records (`Summary.notes`), each kept at the place it was made."""
+        self.summary.notes = sorted([*self.summary.notes, *((order, n) for n in notes)])
+
     def encode(self, results: list[Item]) -> Any:
         return self.encoder(results) if self.encoder is not None else None
 
@@ -224,6 +243,13 @@ class _Out:
 
 
 # --------------------------------------------------------------------------------- in parallel
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def _score_parallel(
@@ -245,7 +271,7 @@ def _score_parallel(
     A file that turns out to hold records of a grouping format is read here, from that batch on.
     """
     reader = reading.reader(group_key=span_key(out.group_by))
-    batches = _Batches(files, stdin, reading.max_line_bytes)
+    batches = _Batches(files, stdin, reading.max_line_bytes, reading.max_expanded_bytes)
     pending: deque[tuple[_Batch, Any]] = deque()
 
     def read_here(batch: _Batch) -> None:
@@ -259,6 +285,7 @@ def _score_parallel(
         out.take(
             batch.file_no, batch.first, graded(config, reader, lines, out.group_by, last_lines)
         )
+        out.note((batch.file_no, batch.first), reader.errors.take_timeouts())
 
     def drain() -> None:
         batch, job = pending.popleft()
@@ -268,6 +295,8 @@ def _score_parallel(
         else:
             out.emit(done[0], done[1], batch.count)
 
+    # No more workers than there are batches to deal: one line is graded by one process.
+    jobs = max(1, batches.peek(jobs))
     setup = (config, reading, out.encoder, out.group_by)
     with multiprocessing.get_context().Pool(jobs, _start_worker, setup) as pool:
         for batch in batches:
@@ -308,6 +337,8 @@ _BLANK = re.compile(rb"\n[ \t\r\x0b\x0c]*(?=\n|\Z)")
 
 def _blank_lines(block: bytes) -> int:
     """How many lines of `block` are blank (`line.strip()` is empty), counted without a loop."""
+    if not block.strip():  # all blank (a gzip of blank lines): counted without a search
+        return block.count(b"\n") + (not block.endswith(b"\n"))
     text = b"\n" + (block[:-1] if block.endswith(b"\n") else block)
     return len(_BLANK.findall(text))
 
@@ -316,27 +347,42 @@ class _Batches:
     """Every input's lines in batches, in order; an InputError in the place its file would be."""
 
     def __init__(
-        self, files: list[str], stdin: BinaryIO | None, max_line: int = MAX_LINE_BYTES
+        self,
+        files: list[str],
+        stdin: BinaryIO | None,
+        max_line: int = MAX_LINE_BYTES,
+        max_expanded: int = MAX_EXPANDED_BYTES,
     ) -> None:
-        self.inputs = [TraceInput(name, stdin=stdin, max_line=max_line) for name in files]
+        self.inputs = [
+            TraceInput(name, stdin=stdin, max_line=max_line, max_expanded=max_expanded)
+            for name in files
+        ]
         """Each input, by file number: read again for where its traces end (`read_here`)."""
         self._it = self._read(self.inputs, max_line)
-        self._back: _Batch | InputError | None = None
+        self._back: deque[_Batch | InputError] = deque()
 
     def __iter__(self) -> Iterator[_Batch | InputError]:
         return self
 
     def __next__(self) -> _Batch | InputError:
-        if self._back is not None:
-            batch, self._back = self._back, None
-            return batch
+        if self._back:
+            return self._back.popleft()
         return next(self._it)
+
+    def peek(self, n: int) -> int:
+        """Read up to `n` batches ahead (they are still to come); how many there are."""
+        while len(self._back) < n:
+            batch = next(self._it, None)
+            if batch is None:
+                break
+            self._back.append(batch)
+        return len(self._back)
 
     def rest_of(self, file_no: int) -> Iterator[_Batch]:
         """The batches left of file `file_no`; the next file's stay for the caller."""
         for batch in self:
             if not isinstance(batch, _Batch) or batch.file_no != file_no:
-                self._back = batch
+                self._back.appendleft(batch)
                 return
             yield batch
 
@@ -389,6 +435,11 @@ _worker: _Worker | None = None
 
 def _start_worker(*setup: Any) -> None:
     global _worker
+    # The command line ends on SIGTERM as on Ctrl-C (cli.main); a worker, forked with that
+    # handler, must die of it as the pool expects when it terminates its workers.
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     _worker = _Worker(*setup)
 
 
@@ -406,5 +457,7 @@ def _grade_batch(batch: _Batch) -> tuple[Summary, Any] | None:
             if w.encode is not None:
                 results.append(result)
     except GroupingSeen:
+        w.reader.errors.take_timeouts()
         return None
+    part.notes = [((batch.file_no, batch.first), n) for n in w.reader.errors.take_timeouts()]
     return part, (w.encode(results) if w.encode is not None else None)

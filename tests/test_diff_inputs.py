@@ -273,7 +273,7 @@ def test_revisions_read_the_paths_given_from_the_repository_root(evals_repo, mon
     out = diff_json("HEAD~1", "HEAD", *EVALS)
     assert out["flips"] == RULE_CHANGE_FLIPS
     assert out["new"]["source"].endswith(
-        "its evals/tools/, evals/cases/ and evals/traces/ read with git archive"
+        "its evals/tools/, evals/cases/ and evals/traces/ read raw from git"
     )
     # named as git names the file at the revision: from the root
     assert out["new"]["summary"]["examples"]["encoding"]["source"] == (

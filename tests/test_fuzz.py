@@ -4,7 +4,8 @@ reason, never a traceback, and loses no line.
 `make test` runs a short pass (EVALRUN_FUZZ_EXAMPLES, default 150 inputs a target); `make fuzz`
 runs a long one (20,000 a target). The figures of the last long run are in the README
 ("Reliability"). Inputs are structure-aware: trace lines in every format's shapes, mutated and
-cut, beside raw bytes; tool and case records built from their own keys, with wrong types.
+cut, beside raw bytes; tool and case records built from their own keys, with wrong types;
+results-like records and saved results documents; names that carry control characters.
 """
 
 from __future__ import annotations
@@ -126,8 +127,9 @@ def test_the_trace_reader_and_grader_answer_every_line(lines, fmt):
     ]
     encode_items(out)  # and every result can be written
     grouping = fmt == "otel" or any(b"trace" in line.lower() for line in lines)
-    if not grouping:  # one record a line: every non-blank line is accounted for, once
-        assert len(out) == len(pairs)
+    if not grouping:  # every non-blank line is accounted for: a result or a reason in its place
+        # (a line holding a JSON array of runs is read record by record, each at the line)
+        assert {str(o.source) for o in out} == {s for s, _ in pairs}
 
 
 class iter_bytes:
@@ -194,3 +196,141 @@ def test_fuzz_reading_reaches_every_format(_):
     record = {"case_id": "c", "calls": [{"tool": "pay", "args": {"amount": 42}}]}
     [item] = list(reader.records([("f:1", orjson.dumps(record))]))
     assert not isinstance(item, TraceError)
+
+
+# ------------------------------------------------------------- results-like records (issue 28)
+
+RESULT_KEYS = [
+    "run_id", "case_id", "source", "verdict", "shape", "shapes", "reported", "true", "pass",
+    "calls", "index", "label", "tool", "missing", "effects", "suspects", "summary", "errors",
+    "warnings", "evalrun", "runs", "unscoreable", "verdicts", "meta", "args",
+]  # fmt: skip
+RESULT_WORDS = ["pass", "fail", "false_failure", "false_pass", "exact", "c", "pay", "true"]
+results_like = st.recursive(
+    scalars | st.sampled_from(RESULT_WORDS),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(RESULT_KEYS), inner, max_size=8)
+    ),
+    max_leaves=30,
+)
+REAL_RESULT = orjson.loads(
+    encode_items([CONFIG.grader.grade_record({"case_id": "c", "calls": []}, "f:1")])[0][0]
+)
+
+
+def _mutated(record: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
+    out = dict(record)
+    out[key] = value
+    return out
+
+
+@FUZZ
+@given(
+    value=st.one_of(
+        results_like,
+        st.builds(_mutated, st.just(REAL_RESULT), st.sampled_from(RESULT_KEYS), results_like),
+    )
+)
+def test_results_like_records_are_told_by_structure_and_every_one_is_answered(value):
+    """A record with results' words is a run, a results record (unscoreable, said) or a reason:
+    never dropped, never a crash; and only a record with the results' structure is results."""
+    from evalrunner.traces.own_results import RUN_KEYS, is_results_record
+
+    line = _line(value)
+    out = list(TraceReader("auto").records([("f:1", line)]))
+    assert out and all(o.source == "f:1" for o in out)  # (an array of runs: one each)
+    if is_results_record(value) and type(value) is dict and "summary" not in value:
+        assert all(type(value.get(k)) is t for k, t in RUN_KEYS.items())
+    graded = [o if isinstance(o, TraceError) else CONFIG.grader.grade_record(*o) for o in out]
+    encode_items(graded)
+
+
+@FUZZ
+@given(key=st.sampled_from(["summary", "runs", "errors"]), value=results_like, at=st.integers(0, 3))
+def test_report_answers_any_results_document_with_a_render_or_a_reason(
+    tmp_path_factory, key, value, at
+):
+    """A saved results document with any key replaced renders, or is refused naming the key."""
+    import io
+
+    from evalrunner.write import WRITERS, Output
+    from evalrunner.write.report import render_saved
+
+    doc = {"evalrun": "0.1.0", "summary": {}, "runs": [REAL_RESULT], "errors": [], "warnings": []}
+    doc["summary"] = orjson.loads(orjson.dumps(_SUMMARY))
+    if key == "summary" and isinstance(value, dict):
+        doc["summary"].update(value)
+    elif key == "runs":
+        doc["runs"] = [_mutated(REAL_RESULT, RESULT_KEYS[at], value)]
+    else:
+        doc[key] = value
+    path = tmp_path_factory.mktemp("report") / "r.json"
+    path.write_bytes(_line(doc))
+    for name in ("html", "markdown", "junit"):
+        writer = WRITERS[name].make(Output(io.BytesIO(), to_file=True, sources=("r.json",)))
+        with contextlib.suppress(InputError):
+            render_saved(path, writer)  # type: ignore[arg-type]
+
+
+def _summary() -> dict[str, Any]:
+    from evalrunner.summary import Summary
+
+    summary = Summary.for_tools(CONFIG.tools)
+    summary.add(CONFIG.grader.grade_record({"case_id": "c", "calls": []}, "f:1"), (0, 0))
+    return summary.finish().to_json()
+
+
+_SUMMARY = _summary()
+
+
+# ------------------------------------------------------ control characters in every name (28)
+
+CONTROLS = st.sampled_from(
+    [
+        "\x1b[2J",
+        "\x1b]8;;http://x\x07",
+        "\x9b1m",
+        "\u202e",
+        "\u2066",
+        "\x07",
+        "\r",
+        "\x00",
+        "\u2028",
+    ]
+)
+names = st.lists(st.one_of(st.text(max_size=3), CONTROLS), min_size=1, max_size=4).map("".join)
+RAW_CONTROLS = {chr(c) for c in range(0x20) if chr(c) not in "\n"} | {
+    chr(c) for c in range(0x7F, 0xA0)
+}
+RAW_CONTROLS |= set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029")
+
+
+@FUZZ
+@given(run_id=names, tool=names, model=names, source=names, value=names)
+def test_no_control_character_in_any_name_reaches_the_table(run_id, tool, model, source, value):
+    import io
+
+    from evalrunner.summary import Summary
+    from evalrunner.write.table import data_console, render_run, render_summary
+
+    record = {
+        "run_id": run_id,
+        "case_id": "c",
+        "calls": [{"tool": tool, "args": {"amount": value}}, {"tool": "pay", "args": {"x": value}}],
+        "meta": {"model": model},
+    }
+    result = CONFIG.grader.grade_record(record, f"{source}:1")
+    error = TraceError(f"{source}:2", f"unknown case {value!r}")
+    summary = Summary.for_tools(CONFIG.tools, group_by="meta.model")
+    for n, item in enumerate((result, error)):
+        if not isinstance(item, TraceError):
+            item = item._replace(group=model)
+        summary.add(item, (0, n))
+    out = io.BytesIO()
+    console = data_console(out, to_file=True)
+    render_summary(summary.finish(), [source], console)
+    if not isinstance(result, TraceError):
+        render_run(result, console)
+    text = out.getvalue().decode()
+    assert not RAW_CONTROLS & set(text), sorted(RAW_CONTROLS & set(text))

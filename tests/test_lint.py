@@ -19,6 +19,9 @@ from evalrunner.model import InputError
 ROOT = Path(__file__).resolve().parent.parent
 
 
+CLI_DATA = Path(__file__).parent / "data" / "cli"
+
+
 def corpus(
     tmp_path: Path,
     tools: dict[str, Any],
@@ -858,3 +861,17 @@ def test_grade_writes_where_no_tool_is_read_only_is_a_warning(tmp_path):
         json.dumps([{"id": "c1", "grade": "writes", "accept": [reads]}])
     )
     assert run_lint(tmp_path).findings == ()
+
+
+# ---------------------------------------------------------------------------- case ids
+
+
+def test_case_ids_that_only_look_different_are_a_lint_warning(tmp_path):
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    legacy = {"expected_tool": "get_customer", "expected_args": {"customer_id": "C-1"}}
+    ids = ["caf\u00e9", "Cafe\u0301", "caf\u00e9\u200b", "cafe"]
+    (cases / "c.json").write_text(json.dumps([{"id": i, **legacy} for i in ids]))
+    found = [f for f in lint(CLI_DATA / "tools", cases).findings if f.code == "case-ids-look-alike"]
+    assert [f.path for f in found] == ["$[1].id", "$[2].id"]  # "cafe" is another word
+    assert found[0].severity == "warning"

@@ -131,3 +131,61 @@ def test_matching_size_is_the_largest_matching(table):
     best = _best(kinds, m, ordered=False)
     fits = lambda i, j: kinds[i][j] != FIT_NONE  # noqa: E731
     assert matching_size(len(kinds), m, fits) == best[0]
+
+
+# ------------------------------------------------ the unordered alignment, solved by parts (28)
+
+
+def _objective(kinds, pairs):
+    """What the SPEC's alignment maximizes, in order: pairs, exact pairs, earliest calls."""
+    return (len(pairs), sum(kinds[i][j] == 2 for i, j in pairs), -sum(i for i, _ in pairs))
+
+
+def _reference(kinds, n, m):
+    from evalrunner.grade.trajectory import _hungarian
+
+    candidates = [i for i in range(n) if any(kinds[i])]
+    if not candidates or not m:
+        return []
+    return [
+        (candidates[r], c) for r, c in _hungarian([kinds[i] for i in candidates], candidates, m)
+    ]
+
+
+@st.composite
+def _fits(draw):
+    n, m = draw(st.integers(0, 8)), draw(st.integers(0, 8))
+    if draw(st.booleans()):  # by keys: an equivalence key and an exact key per call and step
+        key = st.tuples(st.integers(0, 2), st.integers(0, 2))
+        calls, steps = (
+            draw(st.lists(key, min_size=n, max_size=n)),
+            draw(st.lists(key, min_size=m, max_size=m)),
+        )
+        kinds = [[2 if c == s else 1 if c[0] == s[0] else 0 for s in steps] for c in calls]
+    else:  # any relation, with repeated rows (identical calls)
+        rows = draw(
+            st.lists(
+                st.lists(st.sampled_from([0, 0, 1, 2]), min_size=m, max_size=m),
+                min_size=1,
+                max_size=3,
+            )
+        )
+        kinds = [list(draw(st.sampled_from(rows))) for _ in range(n)]
+    return kinds, n, m
+
+
+@settings(max_examples=300, deadline=None)
+@given(_fits())
+def test_the_unordered_alignment_by_parts_is_as_good_as_the_assignment(fits):
+    from evalrunner.grade.trajectory import _align_unordered, _Classes
+
+    kinds, n, m = fits
+    best = _objective(kinds, _reference(kinds, n, m))
+    found = _align_unordered(kinds, n, m)
+    assert _objective(kinds, found) == best
+    assert len({i for i, _ in found}) == len(found) == len({j for _, j in found})
+    assert all(kinds[i][j] for i, j in found)
+    candidates = [i for i in range(n) if any(kinds[i])]
+    if candidates and m:
+        classes = _Classes([kinds[i] for i in candidates], candidates, m).align()
+        assert _objective(kinds, [(candidates[r], j) for r, j in classes]) == best

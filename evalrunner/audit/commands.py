@@ -16,6 +16,7 @@ from .compare import Audit, ChangedRun, compare
 from .digest import digest_inputs
 from .population import (
     Inputs,
+    Population,
     read_population,
     records_at,
     score_runs,
@@ -110,11 +111,22 @@ def score(
         if problems:
             raise SheetError(problems)
         changes = header.digest.changes(now)
-        changed_runs = (
-            _changed_runs(inputs, entries, {e.line: scored.found[e.key][1] for e in entries}, copy)
-            if "traces" in changes
-            else []
-        )
+        positions = {e.line: scored.found[e.key][1] for e in entries}
+        changed_runs = _changed_runs(inputs, entries, positions, copy)
+        if "traces" not in changes:
+            # The traces are the ones sampled: everything the sheet says of them can be checked,
+            # and a sheet that says otherwise was edited (a population that moves the estimate,
+            # a stratum swapped, a run the seed never drew, a row's calls rewritten).
+            problems = [
+                f"{sheet}:{c.entry.line}: the {' and '.join(c.what)} on this line are not the "
+                "run's as the traces record it: the line was edited; sample again"
+                for c in changed_runs
+            ]
+            if "cases" not in changes:
+                population = read_population(config, inputs, stdin=copy)
+                problems = _tampered(str(sheet), header, entries, population) + problems
+            if problems:
+                raise SheetError(problems)
     return compare(
         str(sheet),
         header,
@@ -125,6 +137,36 @@ def score(
         changed_runs=changed_runs,
         errors=scored.errors,
     )
+
+
+def _tampered(
+    sheet: str, header: Header, entries: list[Entry], population: Population
+) -> list[str]:
+    """What the sheet says that the traces and cases it was sampled from do not: its header's
+    population, each line's stratum, and whether the seed and sizes draw each line's run."""
+    problems = []
+    sizes = population.sizes()
+    if dict(header.population) != sizes:
+        said = ", ".join(f"{s} {header.population[s]}" for s in STRATA)
+        now = ", ".join(f"{s} {sizes[s]}" for s in STRATA)
+        problems.append(
+            f"{sheet}:1: the population is {said}, but the traces it was sampled from hold "
+            f"{now}: the first line was edited; sample again"
+        )
+    stratum_of_key = {key: name for name in STRATA for key, _ in population.strata[name]}
+    drawn = stratified(population.strata, header.drawn, header.seed)
+    drawn_keys = {key for name in STRATA for key, _ in drawn[name]}
+    for e in entries:
+        where = f"{sheet}:{e.line}: run {e.run_id!r} (case {e.case_id!r})"
+        actual = stratum_of_key.get(e.key)
+        if actual is not None and actual != e.stratum:
+            problems.append(f"{where} is in stratum {actual}, not {e.stratum}: the line was edited")
+        elif e.key not in drawn_keys:
+            problems.append(
+                f"{where} is not a run that seed {header.seed} draws with these sample sizes: "
+                "the line was added or the first line's seed or sizes edited; sample again"
+            )
+    return problems
 
 
 def _changed_runs(

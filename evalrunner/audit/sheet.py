@@ -21,7 +21,7 @@ from ..jsonvalue import dumps as json_dumps
 from ..jsonvalue import loads
 from ..model import InputError, TraceError
 from ..traces import Reading
-from .digest import Digest
+from .digest import Digest, InputDigest
 from .population import RunKey
 from .sampling import STRATA
 
@@ -110,6 +110,17 @@ class Header:
         seed = data.get("seed")
         if type(seed) is not int:
             raise ValueError("the first line has no seed (a whole number)")
+        digest = Digest.from_json(data.get("inputs"))
+        forged = [
+            name
+            for name in ("tools", "cases", "traces")
+            if getattr(digest, name).sha256 != InputDigest.of(getattr(digest, name).files).sha256
+        ]
+        if forged or data.get("digest") != digest.sha256:
+            raise ValueError(
+                "the first line's digest is not the digest of the files it lists "
+                f"({', '.join(forged) or 'digest'}): the first line was edited; sample again"
+            )
         return cls(
             population={s: population[STRATUM_COUNTS[s]] for s in STRATA},
             drawn={s: sample[STRATUM_COUNTS[s]] for s in STRATA},
@@ -120,7 +131,7 @@ class Header:
                 case_key=reading.get("case_key"),
                 run_key=reading.get("run_key"),
             ),
-            digest=Digest.from_json(data.get("inputs")),
+            digest=digest,
             errors=tuple(
                 TraceError(str(e.get("source")), str(e.get("error")))
                 for e in data.get("errors") or []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -15,7 +16,7 @@ from ..grade.norms import configure_plugins
 from ..read.settings import discover
 from . import diff, lint, norms, report, score, suggest
 from .audit import app as audit_app
-from .common import SETTINGS_FILE, input_errors
+from .common import SETTINGS_FILE, input_errors, stderr
 
 try:  # typer vendors its own click from 0.2x on: its exceptions are not click's
     from typer import _click as click
@@ -70,6 +71,9 @@ def _main(
     ctx.meta[SETTINGS_FILE] = _shown(settings.file)
     # Named now, imported by the commands that need rules (a broken plugin stops only those).
     configure_plugins(settings.values.get("plugins", ()))
+    if settings.file.resolve().parent != Path.cwd().resolve():
+        # a file found above the current folder applies silently otherwise
+        stderr().print(f"settings: {settings.file}", markup=False, soft_wrap=True)
     command = ctx.command.get_command(ctx, ctx.invoked_subcommand)  # type: ignore[attr-defined]
     if command is not None:
         ctx.default_map = {ctx.invoked_subcommand: _defaults(settings, command, ctx)}
@@ -106,8 +110,22 @@ EXIT_PIPE = 141
 """A reader closed the pipe (`| head`): as a shell reports a process SIGPIPE ended."""
 
 
+_ENDED_BY: list[int] = []
+"""The signal that ended the command (SIGTERM, SIGHUP), if one did."""
+
+
+def _as_interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM and SIGHUP end evalrun as Ctrl-C does: a file output is left as it was (no `.part`
+    file stays), and it is said."""
+    _ENDED_BY.append(signum)
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """The console script: the app, with what click does not handle said in one line."""
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _as_interrupt)
     try:
         code = app(standalone_mode=False)
     except SystemExit as e:
@@ -117,12 +135,8 @@ def main() -> None:
     except click.ClickException as e:
         e.show()
         code = e.exit_code
-    except typer.Abort:
-        print("interrupted", file=sys.stderr)
-        code = 130
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        code = 130
+    except (typer.Abort, KeyboardInterrupt):
+        code = _interrupted()
     except BrokenPipeError:
         code = _closed_pipe()
     except OSError as e:
@@ -131,7 +145,19 @@ def main() -> None:
         else:  # writing the output failed: a full disk, /dev/full
             print(f"error: cannot write the output: {e.strerror or e}", file=sys.stderr)
             code = 2
+    if _ENDED_BY and code == 130:  # typer turns the interrupt into exit 130 itself
+        code = 128 + _ENDED_BY[0]
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _interrupted() -> int:
+    """Said on stderr; the exit code a shell gives a process the signal ended (130 for Ctrl-C,
+    143 for SIGTERM, 129 for SIGHUP)."""
+    if _ENDED_BY:
+        print(f"interrupted ({signal.Signals(_ENDED_BY[0]).name})", file=sys.stderr)
+        return 128 + _ENDED_BY[0]
+    print("interrupted", file=sys.stderr)
+    return 130
 
 
 def _closed_pipe() -> int:

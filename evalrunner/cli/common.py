@@ -20,8 +20,10 @@ from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElaps
 
 from ..diff import gates
 from ..model import InputError
+from ..scoring import MAX_JOBS, available_cpus
 from ..summary import Summary
 from ..summary.groups import NO_GROUP
+from ..terminal import SafeConsole
 from ..traces import AUTO, BUILTINS, Reading
 from ..traces.lines import MAX_LINE_BYTES, inside, read_under
 from ..words import counted
@@ -111,20 +113,25 @@ JobsOpt = Annotated[
         "--jobs",
         "-j",
         metavar="N",
-        help="Work on N worker processes, or auto (one per CPU). The output is the same as "
-        "with 1, byte for byte.",
+        help="Work on N worker processes, or auto (one per CPU): no more than the CPUs and the "
+        "batches of lines there are. The output is the same as with 1, byte for byte.",
     ),
 ]
 
 
 def parse_jobs(value: str) -> int:
-    """--jobs: a whole number >= 1, or auto (the CPUs this process may run on)."""
+    """--jobs: a whole number from 1 to MAX_JOBS, or auto (the CPUs this process may run on).
+    Scoring uses no more processes than there are CPUs and batches to deal."""
     if value == "auto":
-        if hasattr(os, "sched_getaffinity"):
-            return max(1, len(os.sched_getaffinity(0)))
-        return os.cpu_count() or 1
-    if not value.isdigit() or int(value) < 1:
+        return available_cpus()
+    # ASCII digits only: "²".isdigit() is true, and int("²") a ValueError
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:
         raise fail(f"--jobs takes a whole number of processes (1 or more) or auto, not {value!r}")
+    if len(value) > 6 or int(value) > MAX_JOBS:
+        raise fail(
+            f"--jobs {value} is more processes than evalrun starts (at most {MAX_JOBS}; it uses "
+            "no more than the CPUs there are): give a number of processes, or auto"
+        )
     return int(value)
 
 
@@ -144,7 +151,7 @@ def reading_of(
 
 def stderr() -> Console:
     """Diagnostics and progress: always standard error."""
-    return Console(stderr=True, highlight=False)
+    return SafeConsole(stderr=True, highlight=False)
 
 
 def fail(message: str) -> typer.Exit:

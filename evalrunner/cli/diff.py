@@ -162,7 +162,7 @@ def diff(
 
     OLD and NEW are each a results file, a trace file or directory (scored with
     --tools and --cases), - for standard input, or a git revision whose own
-    --tools, --cases and --traces are scored (read with git archive; the working
+    --tools, --cases and --traces are scored (read raw from git's objects; the working
     tree is not touched). Runs pair by run_id when both sides hold the same runs,
     else cases by case_id. More: docs/diff.md.
 

@@ -11,7 +11,7 @@ import typer
 from ..grade.grader import REPORTED_READINGS
 from ..scoring import load_config
 from ..scoring import score as run_scoring
-from ..traces.lines import MAX_LINE_BYTES
+from ..traces.lines import MAX_EXPANDED_BYTES, MAX_LINE_BYTES, path_text
 from ..write import WRITERS, Output
 from ..write.table import SHOW
 from .common import (
@@ -99,6 +99,16 @@ def score(
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
     max_line_bytes: MaxLineOpt = MAX_LINE_BYTES,
+    max_expanded_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-expanded-bytes",
+            metavar="BYTES",
+            min=1,
+            help="The most a .jsonl.gz trace file may expand to (a gzip bomb stops there, "
+            "reported at the line reached).",
+        ),
+    ] = MAX_EXPANDED_BYTES,
     group_by: Annotated[
         str | None,
         typer.Option(
@@ -167,6 +177,7 @@ def score(
             max_line_bytes,
             error_patterns=tuple(error_pattern or ()),
             case_id=case_id,
+            max_expanded_bytes=max_expanded_bytes,
         )
         config = load_config(tools, cases, reported=reported.value)
         with output_stream(output, inputs=paths, config=[tools, cases]) as out:
@@ -175,7 +186,7 @@ def score(
                     out,
                     to_file=output is not None,
                     path=output,
-                    sources=tuple(paths),
+                    sources=tuple(path_text(p) for p in paths),
                     show=show.value if show is not None else None,
                     limit=limit if limit is not None else 20,
                 )

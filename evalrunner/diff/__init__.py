@@ -2,7 +2,7 @@
 
 Each side of a diff is a results file (`evalrun score --format json` or `jsonl`), a trace file or
 directory scored with the current tools and cases, standard input, or a git revision whose own
-tools, cases and traces are read with `git archive` (the user's working tree is never touched). A
+tools, cases and traces are read raw from git's objects (the user's working tree is never touched). A
 path that exists wins over a revision of the same name.
 
 Pairing: by `run_id` when both sides hold the same runs (same ids, each of the same case, calling

@@ -1,4 +1,5 @@
-"""Git revisions: resolve one, read paths of it with `git archive`, name its files as git does.
+"""Git revisions: resolve one, read paths of it raw (`git ls-tree`, `git cat-file`), name its
+files as git does.
 
 The user's working tree, index, HEAD and stash are never touched: a revision's files are extracted
 into a temporary directory, regular files and directories only.
@@ -6,8 +7,8 @@ into a temporary directory, regular files and directories only.
 
 from __future__ import annotations
 
+import os
 import subprocess
-import tarfile
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,7 +47,7 @@ def checkout(
     """`paths` (relative to `base`, default the current directory) as of revision `rev`.
 
     Yields the commit, a temporary directory standing for the repository's root, and the paths
-    inside it, read with `git archive`: the working tree, the index and HEAD are left as they are.
+    inside it, read raw from the object store: the working tree, the index and HEAD are left as they are.
     """
     here = (base or Path.cwd()).resolve()
     root = _repo_root(here)
@@ -83,50 +84,106 @@ def checkout(
             )
         rels.append(rel)
     with tempfile.TemporaryDirectory(prefix="evalrun-diff-") as tmp:
-        _archive(root, sha, sorted(set(rels)), Path(tmp))
+        _extract(root, sha, sorted(set(rels)), Path(tmp))
         yield sha, Path(tmp), [Path(tmp) / rel for rel in rels]
 
 
-def _archive(root: Path, sha: str, rels: list[str], dest: Path) -> None:
-    """Extract `rels` of commit `sha` into `dest`: regular files and directories only."""
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\n"
+"""How a Git LFS pointer file starts: the file itself is elsewhere (on an LFS server)."""
+LFS_POINTER_MAX = 1024
+
+
+def _extract(root: Path, sha: str, rels: list[str], dest: Path) -> None:
+    """Write `rels` of commit `sha` into `dest`: regular files and directories only.
+
+    The blobs are read raw (`git ls-tree -r -z`, then `git cat-file --batch`): no
+    `.gitattributes` applies, so `export-ignore` hides nothing and no `filter=` program runs
+    (`git archive` would do both). A submodule or a Git LFS pointer under a path is an
+    InputError naming it: its files are not in the revision, and are never left out silently.
+    """
+    listed = subprocess.run(
+        ["git", "ls-tree", "-r", "-z", "--full-tree", sha, "--", *rels],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
+    if listed.returncode != 0:
+        message = listed.stderr.decode(errors="replace").strip()
+        raise InputError(f"git ls-tree {sha[:12]} failed: {message}")
+    blobs: list[tuple[str, str, Path]] = []
+    for entry in listed.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, raw_name = entry.partition(b"\t")
+        mode, kind, oid = meta.decode().split(" ")
+        name = os.fsdecode(raw_name)
+        if kind == "commit":
+            raise InputError(
+                f"{name} is a git submodule in revision {sha[:12]}: its files are not in this "
+                "repository's revision, so they cannot be read there; name paths outside it"
+            )
+        target = _safe_target(dest, name)
+        # Symbolic links (mode 120000) and anything but a file are skipped: what is written
+        # stays inside `dest` whatever the commit holds.
+        if kind != "blob" or mode not in ("100644", "100755") or target is None:
+            continue
+        blobs.append((oid, name, target))
+    for rel in rels:  # the paths themselves, even when empty
+        target = _safe_target(dest, rel)
+        if target is not None and not any(t == target for _, _, t in blobs):
+            target.mkdir(parents=True, exist_ok=True)
+    _cat_blobs(root, sha, blobs)
+
+
+def _cat_blobs(root: Path, sha: str, blobs: list[tuple[str, str, Path]]) -> None:
+    """Each blob's raw bytes into its target (`git cat-file --batch`: no filters)."""
+    if not blobs:
+        return
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
-            ["git", "archive", "--format=tar", sha, "--", *rels],
+            ["git", "cat-file", "--batch"],
             cwd=root,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=err,
         )
+        assert proc.stdin is not None and proc.stdout is not None
+        done = False
         try:
-            assert proc.stdout is not None
-            with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
-                for member in tar:
-                    target = _safe_target(dest, member.name)
-                    if target is None:
-                        continue
-                    if member.isdir():
-                        target.mkdir(parents=True, exist_ok=True)
-                    elif member.isreg():
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        source = tar.extractfile(member)
-                        assert source is not None
-                        with open(target, "wb") as out:
-                            while chunk := source.read(1 << 20):
-                                out.write(chunk)
-                    # Symbolic links and anything else are skipped: the extraction stays inside
-                    # `dest` whatever the commit holds.
-        except tarfile.TarError as e:
-            proc.kill()
-            proc.wait()
-            err.seek(0)
-            message = err.read().decode(errors="replace").strip() or str(e)
-            raise InputError(f"git archive {sha[:12]} failed: {message}") from None
+            for oid, name, target in blobs:
+                proc.stdin.write(oid.encode() + b"\n")
+                proc.stdin.flush()
+                header = proc.stdout.readline().split()
+                if len(header) != 3 or header[1] != b"blob":
+                    raise InputError(f"git cat-file {sha[:12]}: cannot read {oid}")
+                size = int(header[2])
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with open(target, "wb") as out:
+                    left, first = size, True
+                    while left:
+                        chunk = proc.stdout.read(min(left, 1 << 20))
+                        if not chunk:
+                            raise InputError(f"git cat-file {sha[:12]}: {oid} ends early")
+                        if first and size <= LFS_POINTER_MAX and chunk.startswith(LFS_POINTER):
+                            raise InputError(
+                                f"{name} is a Git LFS pointer in revision {sha[:12]}: "
+                                "the file is on an LFS server, not in the revision, and evalrun "
+                                "does not fetch it; fetch it and score the files as a folder"
+                            )
+                        first = False
+                        out.write(chunk)
+                        left -= len(chunk)
+                proc.stdout.read(1)  # the newline after each object
+            done = True
         finally:
-            if proc.stdout is not None:
-                proc.stdout.close()
-        if proc.wait() != 0:
-            err.seek(0)
-            message = err.read().decode(errors="replace").strip()
-            raise InputError(f"git archive {sha[:12]} failed: {message}")
+            proc.stdin.close()
+            proc.stdout.close()
+            if not done:
+                proc.kill()
+            if proc.wait() != 0 and done:
+                err.seek(0)
+                message = err.read().decode(errors="replace").strip()
+                raise InputError(f"git cat-file {sha[:12]} failed: {message}")
 
 
 def _safe_target(dest: Path, name: str) -> Path | None:

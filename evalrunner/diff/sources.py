@@ -196,7 +196,7 @@ class Loader:
         rels = [p.relative_to(tmp).as_posix() for p in paths]
         source = (
             f"git revision {spec} ({sha[:12]}): its {rels[0]}/, {rels[1]}/ and {rels[2]}/ "
-            "read with git archive"
+            "read raw from git"
         )
         return Side("revision", source, summary, runs, commit=sha)
 

@@ -55,6 +55,7 @@ from .trajectory import (
     FIT_EQUIVALENT,
     FIT_EXACT,
     FIT_NONE,
+    AlignmentTooLarge,
     align,
     matches,
     matches_by,
@@ -478,15 +479,18 @@ class Grader:
         once (`_intern`), and records that agree on all of that are graded once: agents repeat
         themselves, so real traces hold many of both. Both tables are bounded.
         """
-        if type(record) is dict:
-            case_id, raw_calls = record.get("case_id"), record.get("calls")
-            case = self.cases.get(case_id) if type(case_id) is str else None
-            if case is not None and type(raw_calls) is list:
-                read = self._read_calls(raw_calls)
-                if read is not None:
-                    return self._grade_read(record, source, case, raw_calls, *read)
-        run = parse_record(record, source)
-        return run if isinstance(run, TraceError) else self.grade(run)
+        try:
+            if type(record) is dict:
+                case_id, raw_calls = record.get("case_id"), record.get("calls")
+                case = self.cases.get(case_id) if type(case_id) is str else None
+                if case is not None and type(raw_calls) is list:
+                    read = self._read_calls(raw_calls)
+                    if read is not None:
+                        return self._grade_read(record, source, case, raw_calls, *read)
+            run = parse_record(record, source)
+            return run if isinstance(run, TraceError) else self.grade(run)
+        except AlignmentTooLarge as e:  # one run past the bound of work: said, not a stall
+            return TraceError(source, str(e))
 
     def _read_calls(self, raw_calls: list[Any]) -> tuple[list[_Interned], list[bool]] | None:
         """Each call interned, and whether it errored; None when a call cannot be read (then
@@ -556,8 +560,10 @@ class Grader:
         canonical = cp.seqs[0].exact
         # Under `grade: "writes"` a read aligns to no step, so a `forbid` entry may name it: the
         # canonical calls' labels are then not the precomputed ones.
-        if not (cp.forbid and cp.reads) and len(calls) == len(canonical) and all(
-            c.exact == k and not c.call.errored for c, k in zip(calls, canonical)
+        if (
+            not (cp.forbid and cp.reads)
+            and len(calls) == len(canonical)
+            and all(c.exact == k and not c.call.errored for c, k in zip(calls, canonical))
         ):
             return cp.exactly_canonical
         self._canonical_keys(calls)

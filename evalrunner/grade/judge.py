@@ -19,14 +19,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-import regex
-
+from .. import patterns
 from ..jsonvalue import short_json
 from ..model import Case, InputError, Matches, NormSpec, OneOf, Param, Step, Tool
 from .compare import Node, Override, ToolPlan, compile_param, equivalent
 from .norms import Normalizer
 
-MATCH_TIMEOUT: Final = 0.25
+MATCH_TIMEOUT: Final = patterns.TIMEOUT
 """Seconds one `matches` search may take on one value. An honest pattern answers in microseconds;
 one that takes this long backtracks without end, and the value is not taken to match."""
 
@@ -42,16 +41,15 @@ class MatchesPredicate:
     """The search ran out of time once: it would only take the time again."""
 
     def __post_init__(self) -> None:
-        self.compiled = regex.compile(self.pattern)
+        self.compiled = patterns.compiled(self.pattern)
 
     def test(self, value: Any) -> tuple[bool, str | None]:
         if type(value) is not str:
             return False, f"matches {self.pattern!r} reads strings, not {short_json(value)}"
         if self.slow:
             return False, f"the pattern {self.pattern!r} takes too long (it backtracks)"
-        try:
-            found = self.compiled.search(value, timeout=MATCH_TIMEOUT) is not None
-        except TimeoutError:
+        found = patterns.search(self.compiled, value, timeout=MATCH_TIMEOUT)
+        if found is None:
             self.slow = True
             return False, f"the pattern {self.pattern!r} took over {MATCH_TIMEOUT:g} s"
         return found, None if found else f"no match for {self.pattern!r}"
@@ -140,7 +138,7 @@ def step_plan(
         if isinstance(spec, Matches):
             try:
                 overrides[path] = MatchesPredicate(spec.pattern)
-            except (regex.error, RecursionError, OverflowError) as e:
+            except patterns.PatternError as e:
                 raise InputError(
                     f"{where}: judge {path!r}: the pattern {spec.pattern!r} does not compile: {e}"
                 ) from None

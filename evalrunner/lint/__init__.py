@@ -27,7 +27,7 @@ from ..read.cases import load_cases
 from ..read.tools import load_tools
 from ..traces import Reading
 from .case_keys import check_case_keys
-from .cases import check_case
+from .cases import check_case, look_alike_ids
 from .findings import CODES, Code, Coverage, Finding, LintReport, json_path, order
 from .laws import law_findings
 from .schema import check_schema, quantity, tool_sites
@@ -61,6 +61,7 @@ def lint(
     for case in cases.values():
         check_case(case, sites, out)
         check_case_keys(case, sites, registry, out)
+    look_alike_ids(cases, out)
     coverage = Coverage(
         tools=len(sites), tools_with_norms=sum(1 for s in sites.values() if s.tool.norm_params)
     )

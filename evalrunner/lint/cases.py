@@ -4,7 +4,11 @@ read the values it expects (which also feeds the rules' law checks)."""
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Mapping
+from typing import Final
+
+import regex
 
 from ..grade.compare import normalize
 from ..model import Case
@@ -77,3 +81,33 @@ def check_case(case: Case, tools: Mapping[str, ToolSite], out: list[Finding]) ->
                     )
                 )
             p.evidence.check(rule, inner, value, f"case {case.id!r} ({case.file})")
+
+
+INVISIBLE: Final = regex.compile(r"[\p{Cf}\p{Cc}\p{Zl}\p{Zp}]")
+"""Characters that show as nothing: zero-width spaces and joiners, bidi controls, controls."""
+
+
+def look_alike_ids(cases: Mapping[str, Case], out: list[Finding]) -> None:
+    """Case ids that differ only by Unicode normalization (`é` as one character or two), case,
+    or a zero-width character: a trace naming one is scored against the other's case or is
+    unscoreable, and a reader cannot tell which the trace meant."""
+    by_key: dict[str, list[Case]] = {}
+    for case in cases.values():
+        key = INVISIBLE.sub("", unicodedata.normalize("NFKC", case.id)).casefold()
+        by_key.setdefault(key, []).append(case)
+    for group in by_key.values():
+        if len(group) < 2:
+            continue
+        first, *others = group
+        for case in others:
+            out.append(
+                finding(
+                    "case-ids-look-alike",
+                    case.file,
+                    (*case.loc, "id"),
+                    f"case {case.id!r} and case {first.id!r} ({first.file}) differ only by "
+                    "Unicode form, case or an invisible character",
+                    "rename one of them: a trace's case_id cannot tell them apart to a reader",
+                    case.line,
+                )
+            )

@@ -54,6 +54,9 @@ CODES: Final[dict[str, Code]] = {
     "forbid-never-matches": Code("warning", "a forbid entry no call the tool accepts matches"),
     "writes-without-reads": Code("warning", 'grade "writes" where no tool is read-only'),
     "any-on-identifier": Code("warning", "the rule any stands on an identifier-like parameter"),
+    "case-ids-look-alike": Code(
+        "warning", "case ids that differ only by Unicode form, case or an invisible character"
+    ),
     # info
     "norm-unexercised": Code("info", "no value in the cases or traces exercises the rule"),
     "any-rule": Code("info", "a parameter whose values are not judged (the rule any)"),

@@ -1,7 +1,7 @@
 """The project's evalrun settings: `[tool.evalrun]` in `pyproject.toml`, or `evalrun.toml`.
 
 The common options can be set once, for every command, in the nearest file that configures
-evalrun, looked for from the current folder upwards:
+evalrun, looked for from the current folder upwards, up to the repository's root:
 
     [tool.evalrun]                # pyproject.toml (in evalrun.toml: the same keys, top level)
     tools = "evals/tools"
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import InputError
+from ..scoring import MAX_JOBS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -67,7 +68,7 @@ def _flag(value: Any) -> bool | None:
 def _jobs(value: Any) -> str | None:
     if value == "auto":
         return "auto"
-    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_JOBS
     return str(value) if ok else None
 
 
@@ -98,7 +99,7 @@ KEYS: dict[str, Key] = {
         _paths, "a path or a list of paths of .py files defining normalizers", path=True
     ),
     "reported": Key(lambda v: v if v in ("per-call", "list") else None, '"per-call" or "list"'),
-    "jobs": Key(_jobs, 'a whole number of processes (1 or more) or "auto"'),
+    "jobs": Key(_jobs, f'a whole number of processes from 1 to {MAX_JOBS}, or "auto"'),
 }
 """The settings a file may hold, by the name the options take (`--trace-format` is
 `trace_format`)."""
@@ -132,8 +133,13 @@ class Settings:
 
 def find(start: Path) -> Path | None:
     """The nearest file that configures evalrun, from `start` upwards; None when there is none.
-    InputError when a folder holds two."""
-    for folder in (start, *start.parents):
+    InputError when a folder holds two.
+
+    The search stops at the repository's root (the folder holding `.git`): a settings file
+    above it belongs to no project of this one. Outside a repository it stops below a folder
+    that others may write to (`/tmp`): an `evalrun.toml` put there would apply to every
+    project below it, silently."""
+    for folder in _searched(start):
         found = [folder / name for name in FILES if _configures(folder / name)]
         if len(found) > 1:
             raise InputError(
@@ -142,6 +148,31 @@ def find(start: Path) -> Path | None:
         if found:
             return found[0]
     return None
+
+
+def _searched(start: Path) -> list[Path]:
+    """The folders the settings are looked for in: `start`, then up to the repository's root,
+    or (outside one) up to the last folder no other user may write to."""
+    chain = [start, *start.parents]
+    root = next((i for i, f in enumerate(chain) if (f / ".git").exists()), None)
+    if root is not None:
+        return chain[: root + 1]
+    searched = [start]
+    for folder in chain[1:]:
+        if _writable_by_others(folder):
+            break
+        searched.append(folder)
+    return searched
+
+
+def _writable_by_others(folder: Path) -> bool:
+    try:
+        info = folder.stat()
+    except OSError:
+        return True
+    return bool(info.st_mode & 0o002) or (
+        hasattr(os, "getuid") and info.st_uid not in (0, os.getuid())
+    )
 
 
 def _configures(file: Path) -> bool:

@@ -111,6 +111,9 @@ class Summary:
     """The earliest internal errors: (order, file:line, message)."""
     reported_reading: str = "per-call"
     """How the reported check read the runs (`--reported`: `per-call` or `list`)."""
+    notes: list[tuple[Order, str]] = field(default_factory=list)
+    """The earliest warnings about single records (a pattern that ran out of time on a reply):
+    (order, text naming `file:line`); the scoring adds them to `warnings`."""
 
     @classmethod
     def for_tools(
@@ -290,6 +293,7 @@ class Summary:
         self.folded |= other.folded
         self._bound()
         self.internal = sorted(self.internal + other.internal)[:MAX_ERROR_EXAMPLES]
+        self.notes = sorted(self.notes + other.notes)[:MAX_ERROR_EXAMPLES]
         return self
 
     def finish(self) -> Summary:

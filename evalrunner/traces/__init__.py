@@ -87,7 +87,12 @@ def read_runs(
     reading = reading or Reading()
     reader = reading.reader()
     for name in trace_files(paths):
-        source = TraceInput(name, stdin=stdin, max_line=reading.max_line_bytes)
+        source = TraceInput(
+            name,
+            stdin=stdin,
+            max_line=reading.max_line_bytes,
+            max_expanded=reading.max_expanded_bytes,
+        )
         yield from reader.read(source.lines(), last_lines=source.last_lines)
 
 
@@ -96,5 +101,10 @@ def read_file(
 ) -> Iterator[Run | TraceError]:
     """The runs of one trace file (`-` for standard input)."""
     reading = reading or Reading()
-    source = TraceInput(name, stdin=stdin, max_line=reading.max_line_bytes)
+    source = TraceInput(
+        name,
+        stdin=stdin,
+        max_line=reading.max_line_bytes,
+        max_expanded=reading.max_expanded_bytes,
+    )
     yield from reading.reader().read(source.lines(), last_lines=source.last_lines)

@@ -9,12 +9,15 @@ records say so themselves, SPEC "Traces"); `--error-pattern` applies to every fo
 
 from __future__ import annotations
 
-import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
+
+import regex
 
 from ..model import InputError
+from ..patterns import DOTALL, TIMEOUT, PatternError, compiled, search
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,9 @@ class ErrorText:
 
     framework: str
     pattern: str
-    """Searched in the reply (`re.search`, DOTALL)."""
+    """Searched in the reply (`patterns.search`, DOTALL). Written without two `.*` in a row
+    of the text: each is a single pass (a lookahead checks what stands in the middle), so a
+    1 MB reply takes milliseconds, not a minute."""
     source: str
     """Where the framework writes it."""
     example: str
@@ -50,8 +55,8 @@ FRAMEWORK_ERRORS: tuple[ErrorText, ...] = (
     ),
     ErrorText(
         "LangGraph ToolNode",
-        r"\AError (?:invoking|executing) tool '[^'\n]*' with kwargs .* with error:\n .*\n"
-        r" Please fix the error and try again\.\Z",
+        r"\AError (?:invoking|executing) tool '[^'\n]*' with kwargs (?=.* with error:\n )"
+        r".*\n Please fix the error and try again\.\Z",
         "langgraph/prebuilt/tool_node.py, TOOL_INVOCATION_ERROR_TEMPLATE (arguments that fail "
         "the tool's schema) and TOOL_EXECUTION_ERROR_TEMPLATE",
         "Error invoking tool 'get_customer' with kwargs {'id': 1} with error:\\n customer_id: "
@@ -59,7 +64,7 @@ FRAMEWORK_ERRORS: tuple[ErrorText, ...] = (
     ),
     ErrorText(
         "LangGraph ToolNode",
-        r"\AError: .* is not a valid tool, try one of \[.*\]\.\Z",
+        r"\AError: (?=.* is not a valid tool, try one of \[).*\]\.\Z",
         "langgraph/prebuilt/tool_node.py, INVALID_TOOL_NAME_ERROR_TEMPLATE",
         "Error: get_client is not a valid tool, try one of [get_customer].",
     ),
@@ -72,14 +77,25 @@ FRAMEWORK_ERRORS: tuple[ErrorText, ...] = (
 )
 
 
+GIVE_UP: Final = 3
+"""Timeouts after which a pattern is no longer searched in a reading (each costs the limit)."""
+
+
 class ErrorPatterns:
-    """The patterns one reading applies: the built-in list, and the user's (`--error-pattern`)."""
+    """The patterns one reading applies: the built-in list, and the user's (`--error-pattern`).
+
+    Each search has a time limit (`patterns.TIMEOUT`): a reply a pattern cannot be searched in
+    within it is taken as no match, and `timeouts` says where (`file:line`, the pattern), for
+    the scoring to warn about; after `GIVE_UP` of them a pattern is not searched again."""
 
     def __init__(self, user: Iterable[str] = ()) -> None:
         self.user = tuple(_compile(p) for p in user)
-        self.builtin = tuple(re.compile(e.pattern, re.DOTALL) for e in FRAMEWORK_ERRORS)
+        self.builtin = tuple(compiled(e.pattern, DOTALL) for e in FRAMEWORK_ERRORS)
+        self.timeouts: list[tuple[str, str]] = []
+        """(`file:line`, pattern) for each search that ran out of time, not yet taken."""
+        self._slow: Counter[str] = Counter()
 
-    def mark(self, calls: Any, *, builtin: bool) -> None:
+    def mark(self, calls: Any, *, builtin: bool, source: str = "") -> None:
         """Flag each native call (a dict) whose text reply matches a pattern: `is_error`."""
         if type(calls) is not list:
             return
@@ -90,8 +106,30 @@ class ErrorPatterns:
             if type(call) is not dict or "result" not in call:
                 continue
             text = reply_text(call["result"])
-            if text is not None and any(p.search(text) for p in patterns):
+            if text is not None and any(self._search(p, text, source) for p in patterns):
                 call["is_error"] = True
+
+    def _search(self, pattern: regex.Pattern[str], text: str, source: str) -> bool:
+        if self._slow[pattern.pattern] >= GIVE_UP:
+            return False
+        found = search(pattern, text)
+        if found is None:
+            self._slow[pattern.pattern] += 1
+            self.timeouts.append((source, pattern.pattern))
+        return found is True
+
+    def take_timeouts(self) -> list[str]:
+        """What ran out of time since the last call, as warnings naming `file:line`."""
+        out = []
+        for source, pattern in self.timeouts:
+            given_up = self._slow[pattern] >= GIVE_UP
+            out.append(
+                f"{source}: the error pattern {pattern!r} took over {TIMEOUT:g} s on a reply "
+                "and was taken as no match"
+                + (f" (after {GIVE_UP} such replies it is no longer searched)" if given_up else "")
+            )
+        self.timeouts = []
+        return out
 
 
 def reply_text(result: Any) -> str | None:
@@ -105,10 +143,10 @@ def reply_text(result: Any) -> str | None:
     return None
 
 
-def _compile(pattern: str) -> re.Pattern[str]:
+def _compile(pattern: str) -> regex.Pattern[str]:
     try:
-        return re.compile(pattern, re.DOTALL)
-    except re.error as e:
+        return compiled(pattern, DOTALL)
+    except PatternError as e:
         raise InputError(f"--error-pattern {pattern!r} is not a regular expression: {e}") from None
 
 

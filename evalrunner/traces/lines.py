@@ -26,9 +26,12 @@ and scanned while it is spooled.
 from __future__ import annotations
 
 import codecs
+import errno
 import gzip
 import json
+import os
 import re
+import stat
 import sys
 import tempfile
 import zlib
@@ -37,14 +40,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..jsonvalue import RECORD_DEPTH, too_deep
+from ..jsonvalue import RECORD_DEPTH, loads, too_deep
 from ..model import InputError, TraceError
+from .own_results import is_results_record
 
 TRACE_SUFFIXES = (".jsonl", ".jsonl.gz")
 STDIN = "-"
 BLOCK_BYTES = 2**20
 MAX_LINE_BYTES = 64 * 2**20
 """The longest trace line read (64 MiB): a longer one is reported, never held in memory."""
+MAX_EXPANDED_BYTES = 16 * 2**30
+"""The most a `.gz` trace file may expand to (16 GiB; `--max-expanded-bytes`): a megabyte of
+gzip can hold a gigabyte of blank lines, and a small file that expands without end is a bomb.
+Past it the file is reported unscoreable at the line reached, and reading goes on with the next
+file."""
 BOM = b"\xef\xbb\xbf"
 _READ_ERRORS = (OSError, EOFError, zlib.error)
 
@@ -64,7 +73,7 @@ class Skipped:
     why: str
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.why}"
+        return f"{path_text(self.path)}: {self.why}"
 
 
 # ------------------------------------------------------------------------------------- files
@@ -105,7 +114,23 @@ def trace_files(
                 f"trace file or directory {name!r} does not exist (name a trace file or "
                 f"directory, or - for standard input{hint})"
             )
-    return found
+    return _once(found, skipped)
+
+
+def _once(found: list[str], skipped: list[Skipped] | None) -> list[str]:
+    """Each file read once: the same file named twice (or by a folder and by name, or through
+    a link) would count its runs twice."""
+    seen: set[str] = set()
+    out = []
+    for name in found:
+        key = name if name == STDIN else _real(name)
+        if key in seen:
+            if skipped is not None:
+                skipped.append(Skipped(name, "named more than once: read once"))
+            continue
+        seen.add(key)
+        out.append(name)
+    return out
 
 
 def _walk(root: Path, skipped: list[Skipped] | None, excluded: set[str]) -> list[str]:
@@ -125,15 +150,16 @@ def _walk(root: Path, skipped: list[Skipped] | None, excluded: set[str]) -> list
         if is_dir or (excluded and _real(f) in excluded):
             continue
         if not is_file:
-            if skipped is not None and f.is_symlink():
-                skipped.append(Skipped(str(f), f"a link to nothing ({_link_target(f)})"))
+            if skipped is not None:
+                skipped.append(Skipped(str(f), _why_not_a_file(f)))
             continue
         if f.name.endswith(TRACE_SUFFIXES):
-            if _holds_results(f):
-                if skipped is not None:
-                    skipped.append(Skipped(str(f), RESULTS_FILE))
-            else:
-                found.append(f)
+            # A results file is read all the same, each record an unscoreable line of its own
+            # (the reader knows them): a trace taken for results is never dropped unseen, and
+            # --strict, the headline and diff count what was left out.
+            if skipped is not None and _holds_results(f):
+                skipped.append(Skipped(str(f), RESULTS_FILE))
+            found.append(f)
         elif skipped is not None and not f.name.startswith("."):
             skipped.append(Skipped(str(f), _why_not_read(f)))
     return [str(f) for f in found]
@@ -155,31 +181,36 @@ def inside(path: Path, folder: Path) -> bool:
 
 
 RESULTS_FILE = (
-    "evalrun's own results (score --format jsonl), not runs: not read; keep results out of "
-    "the traces"
+    "evalrun's own results (score --format jsonl), not runs: its records are counted "
+    "unscoreable, not scored; keep results out of the traces"
 )
+RESULTS_HEAD = 1 << 20
+"""How much of a file is read to tell whether its first record is a results record."""
 
 
 def _holds_results(f: Path) -> bool:
-    """Whether a file's first record is a results record or a results summary line."""
+    """Whether a file's first record is one of evalrun's results records, by its structure
+    (`own_results`): the words `"verdict"` or `"reported"` in a run's data do not make one."""
     try:
         with open_trace(str(f)) as stream:
-            head = stream.read(1 << 16)
+            head = stream.read(RESULTS_HEAD)
     except (InputError, *_READ_ERRORS):
         return False  # read in its turn, where the error is reported with its line
+    if head.startswith(BOM):
+        head = head[len(BOM) :]
     for line in head.split(b"\n"):
         if line.strip():
-            return (
-                line.lstrip().startswith((b'{"calls":[{"index"', b'{"errors":['))
-                and (b'"label"' in line or b'"summary"' in line)
-            ) or (b'"verdict"' in line and b'"reported"' in line and b'"true"' in line)
+            try:
+                return is_results_record(loads(line))
+            except ValueError:
+                return False  # not JSON, or cut short by the head: read as a trace
     return False
 
 
 def _real(p: str | Path) -> str:
     try:
         return str(Path(p).resolve())
-    except OSError:
+    except (OSError, RuntimeError):  # a link loop: Python 3.11's resolve() raises RuntimeError
         return str(p)
 
 
@@ -192,6 +223,30 @@ def _why_not_read(f: Path) -> str:
     return "not a trace file (.jsonl or .jsonl.gz), not read"
 
 
+def _why_not_a_file(f: Path) -> str:
+    """Why an entry of a traces folder that is neither a file nor a folder is not read."""
+    try:
+        mode = f.stat().st_mode
+    except OSError as e:
+        if f.is_symlink():
+            if e.errno == errno.ELOOP:
+                return f"a link that loops, not read ({_link_target(f)})"
+            return f"a link to nothing ({_link_target(f)})"
+        return f"cannot be read ({e.strerror or e})"
+    what = (
+        "a named pipe (FIFO)"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "not a regular file"
+    )
+    if f.is_symlink():
+        what = f"a link to {what} ({_link_target(f)})"
+    return f"{what}, not read under a folder: name it to read it"
+
+
 def _link_target(p: Path) -> str:
     try:
         return f"it points to {p.readlink()}"
@@ -202,7 +257,9 @@ def _link_target(p: Path) -> str:
 # ------------------------------------------------------------------------------------- lines
 
 
-def open_trace(name: str, stdin: BinaryIO | None = None) -> Any:
+def open_trace(
+    name: str, stdin: BinaryIO | None = None, *, max_expanded: int = MAX_EXPANDED_BYTES
+) -> Any:
     """The binary stream of a trace input (decompressed for `.gz`); InputError if it cannot be
     opened. Use it in a `with`: standard input is left open.
 
@@ -213,14 +270,59 @@ def open_trace(name: str, stdin: BinaryIO | None = None) -> Any:
         return _spool_spans(stdin if stdin is not None else sys.stdin.buffer)
     try:
         if name.endswith(".gz"):
-            return gzip.open(name, "rb")
+            return _Bounded(gzip.open(name, "rb"), max_expanded)
         return open(name, "rb")
     except OSError as e:
         raise InputError(f"{name}: cannot open this trace file: {e.strerror or e}") from None
 
 
+class _Bounded:
+    """A decompressed stream that stops with an OSError (a read error, reported at the line
+    reached) once it has given `limit` bytes."""
+
+    def __init__(self, stream: Any, limit: int) -> None:
+        self.stream, self.limit, self.given = stream, limit, 0
+
+    def _count(self, data: bytes) -> bytes:
+        self.given += len(data)
+        if self.given > self.limit:
+            raise OSError(
+                f"it expands to more than {self.limit:,} bytes (a gzip bomb?); "
+                "--max-expanded-bytes raises the bound"
+            )
+        return data
+
+    def read(self, n: int = -1) -> bytes:
+        return self._count(self.stream.read(n))
+
+    def read1(self, n: int = -1) -> bytes:
+        return self._count(self.stream.read1(n))
+
+    def close(self) -> None:
+        self.stream.close()
+
+    def __enter__(self) -> _Bounded:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stream.close()
+
+
 def label_of(name: str) -> str:
-    return "<stdin>" if name == STDIN else name
+    """How an input is named in `file:line`: standard input as `<stdin>`, a file by its name,
+    with bytes that are not UTF-8 written as escapes (`b\\xff.jsonl`), so every output can
+    hold it (Python reads such a name with surrogates no encoder takes)."""
+    return "<stdin>" if name == STDIN else path_text(name)
+
+
+def path_text(name: str | Path) -> str:
+    """A file name as text every output can hold: bytes that are not UTF-8 as `\\xff`."""
+    text = str(name)
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+    return text
 
 
 class TraceInput:
@@ -228,17 +330,23 @@ class TraceInput:
     lines) where each trace's spans end in it (`last_lines`, scanned on first use)."""
 
     def __init__(
-        self, name: str, *, stdin: BinaryIO | None = None, max_line: int = MAX_LINE_BYTES
+        self,
+        name: str,
+        *,
+        stdin: BinaryIO | None = None,
+        max_line: int = MAX_LINE_BYTES,
+        max_expanded: int = MAX_EXPANDED_BYTES,
     ) -> None:
         self.name = name
         self.label = label_of(name)
         self.stdin = stdin
         self.max_line = max_line
+        self.max_expanded = max_expanded
         self._spooled: Spooled | None = None
 
     def open(self) -> Any:
         """`open_trace`: the input's stream, for a `with`."""
-        stream = open_trace(self.name, self.stdin)
+        stream = open_trace(self.name, self.stdin, max_expanded=self.max_expanded)
         if isinstance(stream, Spooled):
             self._spooled = stream
         return stream
@@ -255,7 +363,7 @@ class TraceInput:
         if self.name == STDIN:
             return self._spooled.last_lines if self._spooled is not None else None
         try:
-            with open_trace(self.name) as stream:
+            with open_trace(self.name, max_expanded=self.max_expanded) as stream:
                 return LastLines.scan(stream, max_line=self.max_line)
         except InputError:
             return None
@@ -283,12 +391,23 @@ def stream_lines(
             yield from block_lines(label, *block)
 
 
+_NOT_BLANK = re.compile(rb"^[ \t\r\x0b\x0c]*[^ \t\r\x0b\x0c\n][^\n]*", re.MULTILINE)
+"""A line that is not blank (`line.strip()` is not empty), from its start to its end."""
+
+
 def block_lines(label: str, number: int, data: bytes) -> Iterator[tuple[str, bytes]]:
     """The non-blank lines of a block of whole lines whose first line is `number`."""
-    # what follows the last newline is nothing (blank, skipped) or a last line without one
-    for n, line in enumerate(data.split(b"\n"), number):
-        if line.strip():
-            yield f"{label}:{n}", line
+    # Lines that are not blank are found by one search, blank ones counted in bulk: a file of
+    # blank lines (a gzip of a gigabyte of them is a megabyte) costs no work per line. What
+    # follows the last newline is nothing (blank, skipped) or a last line without one.
+    if not data.strip():
+        return
+    n, at = number, 0
+    for match in _NOT_BLANK.finditer(data):
+        start = match.start()
+        n += data.count(b"\n", at, start)
+        at = start
+        yield f"{label}:{n}", match.group()
 
 
 def read_blocks(

@@ -30,8 +30,9 @@ from .formats._pairing import is_str_in
 from .formats.gemini import AFC_KEYS
 from .formats.openai_responses import ITEM_TYPES
 from .formats.otel import walk
-from .lines import MAX_LINE_BYTES, LastLines, Parsed
+from .lines import MAX_EXPANDED_BYTES, MAX_LINE_BYTES, LastLines, Parsed
 from .native import decode, parse_record
+from .own_results import is_results_record, is_results_run
 from .registry import AUTO, detect, resolve, trace_formats, unknown_shape
 
 
@@ -50,6 +51,8 @@ class Reading:
     """Where each record keeps its run id, as `case_key`."""
     max_line_bytes: int = MAX_LINE_BYTES
     """The longest line read; a longer one is reported in its place, never held in memory."""
+    max_expanded_bytes: int = MAX_EXPANDED_BYTES
+    """The most a `.gz` trace file may expand to; past it the file is reported where it stops."""
     error_patterns: Sequence[str] = ()
     """`--error-pattern`: regular expressions; a tool reply whose text matches one makes its
     call an errored attempt, in every format (`errors.py`)."""
@@ -193,7 +196,7 @@ class TraceReader:
             # The hot path: a native run, told apart by one lookup before any detection.
             if native_first and _plain_native(record):
                 if self.errors.user:
-                    self.errors.mark(record["calls"], builtin=False)
+                    self.errors.mark(record["calls"], builtin=False, source=source)
                 yield NativeRecord(record, source)
             else:
                 yield from self.read_record(record, source)
@@ -208,14 +211,14 @@ class TraceReader:
         """A run a grouper made: the error texts read, the case id given applied."""
         if isinstance(item, TraceError):
             return item
-        self.errors.mark(item.record.get("calls"), builtin=True)
+        self.errors.mark(item.record.get("calls"), builtin=True, source=item.source)
         if self.case_id is not None:
             item.record["case_id"] = self.case_id
         return item
 
     def read_record(self, record: Any, source: str) -> Iterator[NativeRecord | TraceError]:
         """The run(s) one decoded line holds: none yet for a record whose run is still open."""
-        if type(record) is dict and "verdict" in record and "reported" in record:
+        if is_results_record(record):
             yield TraceError(source, RESULTS_RECORD)
             return
         if type(record) is list and record and all(type(m) is dict for m in record):
@@ -235,7 +238,7 @@ class TraceReader:
                         item = {**item, "run_id": f"{source}#{k}"}
                     if self._native_first and _plain_native(item):
                         if self.errors.user:
-                            self.errors.mark(item["calls"], builtin=False)
+                            self.errors.mark(item["calls"], builtin=False, source=source)
                         yield NativeRecord(item, source)
                     else:
                         yield from self.read_record(item, source)
@@ -284,9 +287,9 @@ class TraceReader:
             if type(calls) is str:
                 yield TraceError(source, f"{fmt.name}: {calls}")
                 return
-            self.errors.mark(calls, builtin=True)
+            self.errors.mark(calls, builtin=True, source=source)
         elif self.errors.user:
-            self.errors.mark(calls, builtin=False)
+            self.errors.mark(calls, builtin=False, source=source)
         if self.case_id is not None:
             case_id: Any = self.case_id
         else:
@@ -417,8 +420,13 @@ def exchange(record: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _plain_native(record: Any) -> bool:
-    """Whether a decoded line is a native run as it stands: a "calls" list, and no verdict."""
-    return type(record) is dict and type(record.get("calls")) is list and "verdict" not in record
+    """Whether a decoded line is a native run as it stands: a "calls" list, and not a results
+    record (a run's own "verdict" key, in its data, does not make it one)."""
+    return (
+        type(record) is dict
+        and type(record.get("calls")) is list
+        and not ("verdict" in record and is_results_run(record))
+    )
 
 
 def _start_file(grouper: Grouper, last_lines: LastLinesOf | None) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+import weakref
 from collections import Counter
 from typing import IO, Any
 from xml.sax.saxutils import escape, quoteattr
@@ -92,6 +93,9 @@ def testcase(run: RunJson) -> str:
 class _Suite:
     def __init__(self) -> None:
         self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 (closed in copy_to)
+        # a rendering that fails before the end (a saved results file of wrong types) lets the
+        # spool go with the suite
+        weakref.finalize(self, self.spool.close)
         self.tests = 0
         self.failures = 0
 

@@ -11,11 +11,17 @@ goes through the same `render_runs`. Both reach the same `write` and `finish`, s
 from __future__ import annotations
 
 import gzip
+import json
+import re
 from collections.abc import Callable, Iterator
-from functools import partial
+from functools import cache, partial
+from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
+from jsonschema import Draft202012Validator
+
+from .. import __version__
 from ..grade.grader import RunResult
 from ..jsonvalue import loads
 from ..model import InputError, TraceError
@@ -152,13 +158,14 @@ def _batches(
         number = 1
         while True:
             if "summary" in record:  # --format jsonl: the last line
-                _check({"runs": [], **record}, bad)
+                _check({"runs": [], **record}, bad)  # (the lines have no version to name)
                 summary.update(record["summary"])
                 warnings.extend(_warnings(record))
                 yield batch, record.get("errors") or []
                 return
             if "verdict" not in record or "run_id" not in record:
                 raise bad(f"line {number} is neither a run result nor the summary")
+            _valid(record, "run", f"line {number}", bad, None)
             batch.append(record)
             if len(batch) >= SAVED_BATCH:
                 yield batch, []
@@ -183,6 +190,51 @@ def _check(doc: dict[str, Any], bad: Callable[[str], InputError]) -> None:
         raise bad('its "summary" is not a score summary')
     if type(doc.get("runs")) is not list:
         raise bad('its "runs" is not a list')
+    for key in ("errors", "warnings"):
+        if doc.get(key) is not None and type(doc[key]) is not list:
+            raise bad(f'its "{key}" is not a list')
+    newer = _newer(doc.get("evalrun"))
+    _valid(doc["summary"], "summary", "summary", bad, newer)
+    for k, run in enumerate(doc["runs"]):
+        _valid(run, "run", f"runs[{k}]", bad, newer)
+    for k, error in enumerate(doc.get("errors") or []):
+        _valid(error, "error", f"errors[{k}]", bad, newer)
+
+
+@cache
+def _validators() -> dict[str, Any]:
+    """The shipped results schema's validators for a summary, a run and an unscoreable line."""
+    schema = json.loads(resources.files("evalrunner").joinpath("results.schema.json").read_text())
+    return {
+        name: Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": schema["$defs"]})
+        for name in ("summary", "run", "error")
+    }
+
+
+def _valid(
+    value: Any, kind: str, where: str, bad: Callable[[str], InputError], newer: str | None
+) -> None:
+    """A record of a saved results file checked against the shipped results schema: a value of
+    the wrong type is an InputError naming its key, never a traceback in a writer."""
+    error = next(iter(_validators()[kind].iter_errors(value)), None)
+    if error is None:
+        return
+    key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    why = f"{where}{key}: {error.message}"
+    if newer is not None:
+        why += f"; it was written by evalrun {newer}, newer than this one ({__version__})"
+    raise bad(why)
+
+
+def _newer(version: Any) -> str | None:
+    """The version that wrote a results document, when it is newer than this evalrun."""
+
+    def parts(v: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
+
+    if type(version) is str and parts(version) > parts(__version__):
+        return version
+    return None
 
 
 def _open(path: Path, bad: Callable[[str], InputError]) -> IO[bytes]:

@@ -27,6 +27,7 @@ from ..model import PREDICATES, TraceError
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary import Summary
 from ..summary.trials import has_repeats, shown_ks, trials_json
+from ..terminal import SafeConsole, visible
 from ..words import counted, graded_calls, reported_legend
 from . import Output, WriterFormat
 
@@ -90,7 +91,7 @@ def data_console(stream: IO[bytes] | Any, *, to_file: bool) -> Console:
     return _Console(highlight=False, width=width)
 
 
-class _Console(Console):
+class _Console(SafeConsole):
     def on_broken_pipe(self) -> None:
         """A reader that closed the pipe (`| head`) is no error of ours: say so to the caller
         (rich would exit 1, the code that means "a threshold was crossed")."""
@@ -128,7 +129,8 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
     console.print(
         Text.assemble(
             ("evalrun", "bold"),
-            f" · {counted(s.runs, 'run')} · {graded_calls(s.calls, s.all_calls)} · {', '.join(sources)}",
+            f" · {counted(s.runs, 'run')} · {graded_calls(s.calls, s.all_calls)}"
+            f" · {visible(', '.join(sources))}",
             (f" · {counted(s.unscoreable, 'unscoreable line')}" if s.unscoreable else ""),
         )
     )
@@ -191,7 +193,7 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
         for (tool, param, norm), k in sorted(s.suspects.items(), key=lambda kv: (-kv[1], kv[0]))[
             :10
         ]:
-            table.add_row(Text(f"{tool}.{param}"), Text(norm), _n(k))
+            table.add_row(Text(visible(f"{tool}.{param}")), Text(visible(norm)), _n(k))
         console.print(table)
     console.print()
     console.print(
@@ -205,7 +207,7 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
         console.print()
         console.print(f"[bold]Unscoreable lines[/bold] ({_n(s.unscoreable)}, counted, not scored):")
         for _, source, error in s.errors:
-            console.print(Text(f"  {source}  {error}"))
+            console.print(Text(f"  {visible(source)}  {visible(error)}"))
         if s.unscoreable > len(s.errors):
             console.print(
                 f"  … and {_n(s.unscoreable - len(s.errors))} more (--format json lists them all)"
@@ -233,7 +235,7 @@ def _shape_table(
         ex = examples.get(shape)
         if ex:
             # wrapped under itself, not cut: the raw -> normalized value is the point of it
-            text = f"e.g. {ex[1]['case_id']}: {ex[1]['detail']}"
+            text = visible(f"e.g. {ex[1]['case_id']}: {ex[1]['detail']}")
             for line in textwrap.wrap(text, width=max(console.width - 6, 20)):
                 console.print(Text("      " + line, style="dim"))
     console.print()
@@ -266,7 +268,7 @@ def _top_tools(console: Console, s: Summary) -> None:
             key=lambda k: (st.shape_count(k), -FALSE_FAILURE_SHAPES.index(k)),
         )
         table.add_row(
-            Text(name),
+            Text(visible(name)),
             _n(st.calls),
             _n(st.falsely_failed_calls),
             _n(st.reported_failed_calls),
@@ -281,7 +283,7 @@ def _groups(console: Console, s: Summary) -> None:
     if s.group_by is None:
         return
     console.print()
-    console.print(Text.assemble(("By ", "bold"), (s.group_by, "bold")))
+    console.print(Text.assemble(("By ", "bold"), (visible(s.group_by), "bold")))
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("group", overflow="fold")
     table.add_column("runs", justify="right")
@@ -292,7 +294,7 @@ def _groups(console: Console, s: Summary) -> None:
     ranked = sorted(s.groups.items(), key=lambda kv: (-kv[1].runs, kv[0]))
     for name, g in ranked[:MAX_GROUPS]:
         table.add_row(
-            Text(name),
+            Text(visible(name)),
             _n(g.runs),
             _pct(g.reported_failed_runs, g.runs),
             _pct(g.true_failed_runs, g.runs),
@@ -334,7 +336,7 @@ def _trials(console: Console, s: Summary) -> None:
 
 def render_run(r: RunResult, console: Console) -> None:
     """One run with its explanation: verdict, each call's label and differences, what is missing."""
-    head = f"{r.run_id}  {r.case_id}  {r.source}  {r.verdict}"
+    head = visible(f"{r.run_id}  {r.case_id}  {r.source}  {r.verdict}")
     if r.shapes:
         head += f" ({', '.join(r.shapes)})"
     console.print(Text(head, style="bold"))
@@ -350,21 +352,21 @@ def render_run(r: RunResult, console: Console) -> None:
         )
     )
     for c in r.calls:
-        line = f"  [{c.index}] {c.tool}: {c.label}"
+        line = f"  [{c.index}] {visible(c.tool)}: {c.label}"
         if c.step is not None:
             line += f" (step {c.step})"
         if c.repeats is not None:
             line += f" (repeats call {c.repeats})"
         if c.reason:
-            line += f" — {c.reason}"
+            line += f" — {visible(c.reason)}"
         console.print(Text(line))
         if c.comparison is not None:
             for d in c.comparison.diffs:
-                console.print(Text("      " + _diff_line(d)))
+                console.print(Text("      " + visible(_diff_line(d))))
     for j, step in r.missing:
         # the whole of the args, wrapped under itself between tokens: cut, it would end mid-token
         args = json.dumps(dict(step.args), ensure_ascii=False, sort_keys=True, default=repr)
-        text = f"missing step {j}: {step.tool} {args}"
+        text = visible(f"missing step {j}: {step.tool} {args}")
         width = max(console.width - 2, 20)
         for i, line in enumerate(textwrap.wrap(text, width, break_long_words=False)):
             console.print(Text(("  " if i == 0 else "      ") + line))
