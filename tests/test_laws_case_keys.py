@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evalrunner.grade.grader import Grader, RunResult
@@ -85,8 +85,49 @@ def readonly_tools(tools_json) -> set[str]:
     return {t["name"] for t in tools_json if t.get("x-eval-readonly")}
 
 
+# Found by this law: a default makes `x()` equivalent to `x(p=0)`, a judge keeps the step `x()`
+# from taking `x(p=0)`; only the second `x(p=0)` is a loop, and both `x()` serve steps.
+_DEFAULT_AND_JUDGE = (
+    [
+        {
+            "name": "t0",
+            "parameters": {"type": "object", "properties": {"p": {"default": 0}}},
+            "x-eval-repeatable": False,
+            "x-eval-readonly": False,
+        }
+    ],
+    {
+        "id": "c",
+        "match": "contains",
+        "accept": [
+            [
+                {"tool": "t0", "args": {"p": 0}},
+                {"tool": "t0", "args": {}, "judge": {"p": {"matches": "^[aA]|2026"}}},
+                {"tool": "t0", "args": {}, "judge": {"p": {"matches": "^[aA]|2026"}}},
+            ]
+        ],
+        "repeatable": [],
+        "grade": "all",
+        "forbid": [],
+    },
+    [
+        {
+            "run_id": "r0",
+            "case_id": "c",
+            "calls": [
+                {"tool": "t0", "args": {"p": 0}},
+                {"tool": "t0", "args": {"p": 0}},
+                {"tool": "t0", "args": {}},
+                {"tool": "t0", "args": {}},
+            ],
+        }
+    ],
+)
+
+
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(world=keyed_worlds())
+@example(world=_DEFAULT_AND_JUDGE)
 def test_labels_agree_with_the_match(world):
     """A matched sequence has no missing step: each of its steps (rule 1's, the reads left out
     under writes) is served by exactly one call, and no repeat or loop is one of those calls."""

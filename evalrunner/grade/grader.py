@@ -719,9 +719,11 @@ def _beyond(calls: list[_C], seq: _Seq, same: Same, *, repeatable: bool) -> dict
     equivalent call (the call it repeats).
 
     By keys, a call is beyond when its key occurs more often so far than among the steps. Pairwise,
-    the same count in a relation that need not be transitive: a call is beyond when it and the
-    earlier calls equivalent to it cannot each have a step of their own equivalent to them. So a
-    run exactly equal to a sequence has nothing beyond it, as by keys (docs/semantics.md).
+    the same count in a relation that need not be transitive: a call is beyond when, beside the
+    earlier calls equivalent to it, it adds nothing to the largest matching of those calls to
+    steps equivalent to them. So a run exactly equal to a sequence has nothing beyond it, as by
+    keys, and the calls beyond are as many as the group's calls no step can take
+    (docs/semantics.md).
     """
     found: dict[int, int] = {}
     if same is None:
@@ -741,9 +743,14 @@ def _beyond(calls: list[_C], seq: _Seq, same: Same, *, repeatable: bool) -> dict
         group = [d for d in calls[:p] if same(d, c)]
         if not group:
             continue
-        group.append(c)
         fits = lambda i, j, group=group: same(group[i], steps[j])  # noqa: E731
-        if matching_size(len(group), len(steps), fits) < len(group):
+        before = matching_size(len(group), len(steps), fits)
+        group.append(c)
+        # Beyond when `c` gives the matching nothing: in `[x(p=0), x(p=0), x(), x()]` against
+        # `[x(p=0), x() judged, x() judged]` (p's default 0), only the second copy is; counting
+        # every call whose group cannot all be matched would mark the third too, a copy the
+        # match serves a step with.
+        if matching_size(len(group), len(steps), fits) == before:
             found[c.index] = group[0].index
     return found
 
