@@ -161,6 +161,10 @@ class _CasePlan:
     exactly_canonical: _CallsGrade
     """The grade of calls that are exactly the canonical sequence (the common case): both checks
     match them, with no repeat, loop or missing step."""
+    unchecked: bool = False
+    """A step holds a value its schema rejects. A case's values are not checked (SPEC "Precise
+    readings"), so a call can be equivalent to such a step without sharing its key (a run's
+    JSON-equal value is rejected): the case is graded pairwise."""
 
 
 class _Interned(NamedTuple):
@@ -178,7 +182,7 @@ class _Interned(NamedTuple):
 class _C:
     """A call prepared for grading: its exact key now, its canonical key when it is needed."""
 
-    __slots__ = ("call", "eq", "exact", "ident", "index", "plan")
+    __slots__ = ("call", "eq", "exact", "ident", "index", "plan", "rejects", "step")
 
     def __init__(
         self, index: int, call: Call, plan: ToolPlan, exact: Any, ident: int | None = None
@@ -190,6 +194,10 @@ class _C:
         self.eq: Any = exact
         self.ident = ident
         """The call's spelling id in the call table; None when it is not in it."""
+        self.step = False
+        """A case's step, whose values are not checked against the schema: it is keyed unchecked."""
+        self.rejects = False
+        """A step with a value its schema rejects (`ToolPlan.rejects`): its key does not decide."""
 
 
 class Grader:
@@ -228,22 +236,28 @@ class Grader:
         found = self._case_plans.get(case.id)
         if found is None:
             seqs = []
+            unchecked = False
             for steps in case.accept:
                 ids = tuple(self._spelling(s.tool, s.args) for s in steps)
-                eq = tuple((s.tool, self.plan(s.tool).key(s.args)) for s in steps)
+                eq = tuple((s.tool, self.plan(s.tool).key(s.args, checked=False)) for s in steps)
                 exact = tuple((s.tool, canon_key(s.args)) for s in steps)
                 counts = dict(Counter(eq)), dict(Counter(exact))
                 items = []
                 for j, s in enumerate(steps):
                     item = _C(j, Call(s.tool, s.args), self.plan(s.tool), exact[j], ids[j])
                     item.eq = eq[j]
+                    item.step = True
+                    item.rejects = self.plan(s.tool).rejects(s.args)
+                    unchecked = unchecked or item.rejects
                     items.append(item)
                 seqs.append(_Seq(steps, ids, eq, exact, *counts, tuple(items)))
             labels = tuple(
                 CallResult(i, s.tool, "exact", i, EXACT) for i, s in enumerate(case.accept[0])
             )
             canonical = _CallsGrade(True, 0, False, 0, labels, (), (), ())
-            found = _CasePlan(case, tuple(seqs), frozenset(seqs[0].exact), canonical)
+            found = _CasePlan(
+                case, tuple(seqs), frozenset(seqs[0].exact), canonical, unchecked=unchecked
+            )
             self._case_plans[case.id] = found
         return found
 
@@ -283,16 +297,19 @@ class Grader:
         except TypeError:
             return None
 
-    def _compare(self, c: _C, ident: int | None, expected: Any) -> Comparison:
-        """`c`'s arguments explained against `expected` (spelled `ident`), once per spelling pair."""
+    def _compare(self, c: _C, ident: int | None, expected: Any, checked: bool) -> Comparison:
+        """`c`'s arguments explained against `expected` (spelled `ident`), once per spelling pair.
+
+        `checked`: `expected` is a run's call (a repeat's original), not a case's step."""
         if c.ident is None or ident is None:
-            return c.plan.compare(c.call.args, expected)
-        key = (c.ident, ident)
+            return c.plan.compare(c.call.args, expected, checked=checked)
+        key = (c.ident, ident, checked)
         found = self._comparisons.get(key)
         if found is None:
             if len(self._comparisons) >= COMPARISONS_SIZE:
                 self._comparisons = _newer_half(self._comparisons)
-            found = self._comparisons[key] = c.plan.compare(c.call.args, expected)
+            found = c.plan.compare(c.call.args, expected, checked=checked)
+            self._comparisons[key] = found
         return found
 
     def _same(self, x: _C, y: _C) -> bool:
@@ -306,7 +323,7 @@ class Grader:
             return True
         plan = x.plan
         if (
-            not plan.pairwise
+            not (plan.pairwise or x.step or y.step)
             or x.call.tool != y.call.tool
             or x.call.malformed is not None
             or y.call.malformed is not None
@@ -314,14 +331,24 @@ class Grader:
             return False
         if x.exact == y.exact:
             return True  # JSON-equal
-        if x.ident is None or y.ident is None:
-            return plan.equivalent(x.call.args, y.call.args)
-        key = (x.ident, y.ident) if x.ident < y.ident else (y.ident, x.ident)
-        found = self._equivalences.get(key)
+        if y.step or x.step:  # a run's call against a case's step, whose values are unchecked
+            call, step = (x, y) if y.step else (y, x)
+            if not (plan.pairwise or step.rejects):
+                return False  # the step's values are all accepted: its key decides
+            if call.ident is None or step.ident is None:
+                return plan.equivalent(call.call.args, step.call.args, checked=False)
+            pair: tuple[int, ...] = (call.ident, -1 - step.ident)
+        else:
+            if x.ident is None or y.ident is None:
+                return plan.equivalent(x.call.args, y.call.args)
+            call, step = x, y
+            pair = (x.ident, y.ident) if x.ident < y.ident else (y.ident, x.ident)
+        found = self._equivalences.get(pair)
         if found is None:
             if len(self._equivalences) >= COMPARISONS_SIZE:
                 self._equivalences = _newer_half(self._equivalences)
-            found = self._equivalences[key] = plan.equivalent(x.call.args, y.call.args)
+            found = plan.equivalent(call.call.args, step.call.args, checked=not step.step)
+            self._equivalences[pair] = found
         return found
 
     def _prepare(self, calls: Sequence[Call], interned: Sequence[_Interned] | None) -> list[_C]:
@@ -449,7 +476,7 @@ class Grader:
 
         `keys=False` grades pairwise even where keys alone would do; tests compare both paths.
         """
-        pairwise = not keys or any(c.plan.pairwise for c in calls)
+        pairwise = not keys or cp.unchecked or any(c.plan.pairwise for c in calls)
         same = self._same if pairwise else None
         mode = cp.case.match
         live = [c for c in calls if not c.call.errored]
@@ -673,7 +700,7 @@ def _label(
     mode: str,
     redundant: Mapping[int, int],
     same: Same,
-    compare: Callable[[_C, int | None, Any], Comparison],
+    compare: Callable[[_C, int | None, Any, bool], Comparison],
 ) -> tuple[list[CallResult], list[tuple[int, Step]]]:
     seq = cp.seqs[k]
     kept, dropped, pairs = _alignment(live, seq, mode, redundant, same)
@@ -710,19 +737,21 @@ def _label(
         elif i in dropped:
             label, repeats = "repeat", dropped[i]
             earlier = by_index[repeats]
-            comparison = compare(c, earlier.ident, earlier.call.args)
+            comparison = compare(c, earlier.ident, earlier.call.args, True)
         elif i in redundant:
             label, repeats = "redundant", redundant[i]
         elif i in step_of:
             step = step_of[i]
-            comparison = compare(c, seq.ids[step], seq.steps[step].args)
+            comparison = compare(c, seq.ids[step], seq.steps[step].args, False)
             label = "exact" if comparison.exact else "equivalent"
         elif i in mismatch_of:
             step = mismatch_of[i]
-            comparison = compare(c, seq.ids[step], seq.steps[step].args)
+            comparison = compare(c, seq.ids[step], seq.steps[step].args, False)
             label = "mismatch"
             if comparison.equal:
                 reason = f"matches step {step}, out of order"
+            else:
+                reason = _breach_reason(comparison)
         elif outside_allowed or (mode == "prefix" and position[i] >= len(seq.steps)):
             label = "extra"
         else:
@@ -737,6 +766,14 @@ def _label(
             )
         )
     return labels, [(j, seq.steps[j]) for j in missing_steps]
+
+
+def _breach_reason(comparison: Comparison) -> str | None:
+    """For a mismatch: the values of the call its schema rejects, which no rule could read."""
+    found = [d for d in comparison.diffs if d.breaks is not None]
+    if not found:
+        return None
+    return "; ".join(f"{d.path} breaks its schema's {d.breaks}" for d in found)
 
 
 def _call_shapes(
