@@ -363,7 +363,7 @@ def _explain(
     fa, note_a = rule.apply(ia)
     fe, note_e = rule.apply(ie)
     if not json_eq(fa, fe):
-        notes = [n for n in (note_a, note_e) if n]
+        notes: list[str] = [n for n in (note_a, note_e) if n]
         inside = (_breach_inside(a, node, path) if ca else None) or (
             _breach_inside(e, node, path) if ce else None
         )

@@ -221,7 +221,7 @@ class Grader:
         self._calls: dict[tuple[str, Any], _Interned] = {}
         self._ids: dict[Any, int] = {}
         self._next_id = 0
-        self._comparisons: dict[tuple[int, int], Comparison] = {}
+        self._comparisons: dict[tuple[int, int, bool], Comparison] = {}
         self._equivalences: dict[tuple[int, int], bool] = {}
 
     # ------------------------------------------------------------------------------ keys
@@ -337,7 +337,7 @@ class Grader:
                 return False  # the step's values are all accepted: its key decides
             if call.ident is None or step.ident is None:
                 return plan.equivalent(call.call.args, step.call.args, checked=False)
-            pair: tuple[int, ...] = (call.ident, -1 - step.ident)
+            pair = (call.ident, -1 - step.ident)
         else:
             if x.ident is None or y.ident is None:
                 return plan.equivalent(x.call.args, y.call.args)
