@@ -140,7 +140,7 @@ def compile_param(param: Param, registry: Mapping[str, Normalizer], where: str) 
     return node
 
 
-def _inner(value: Any, node: Node, checked: bool = True) -> Any:
+def _inner(value: Any, node: Node, checked: bool) -> Any:
     """`value` with the rules below `node` applied and default-valued properties dropped."""
     if not node.active:
         return value
@@ -161,11 +161,12 @@ def _inner(value: Any, node: Node, checked: bool = True) -> Any:
     return value
 
 
-def normalize(value: Any, node: Node, checked: bool = True) -> Any:
+def normalize(value: Any, node: Node, checked: bool = False) -> Any:
     """The canonical form of `value` under `node`: equal forms mean equivalent values.
 
     `checked`: the value is a run's, so a value its schema rejects is kept out of every rule
-    (its form is `{REJECTED: value}`). A case's or a tool's own value is not checked (SPEC).
+    (its form is `{REJECTED: value}`). A case's or a tool's own value is not checked (SPEC), and
+    neither is a value whose schema a caller has checked itself (lint's law checks).
     """
     if checked and node.validity is not None and node.validity.breach(value) is not None:
         return {REJECTED: value}
@@ -249,7 +250,7 @@ class ToolPlan:
         return cls(None, name, Node(param=Param(path="", schema={})))
 
     def canonical(self, args: Any) -> Any:
-        return normalize(args, self.root) if self.active else args
+        return normalize(args, self.root, True) if self.active else args
 
     def key(self, args: Any, *, checked: bool = True) -> Any:
         """Equal keys mean equivalent arguments; unless `pairwise`, the converse holds too.

@@ -49,6 +49,9 @@ CODES: Final[dict[str, Code]] = {
     "tool-never-called": Code("warning", "a tool is never called in the traces given"),
     "trace-file-not-read": Code("warning", "a file in a traces folder is not read"),
     "any-on-identifier": Code("warning", "the rule any stands on an identifier-like parameter"),
+    "run-value-rejected": Code(
+        "warning", "runs send values their parameter's schema rejects, where a rule stands"
+    ),
     # info
     "norm-unexercised": Code("info", "no value in the cases or traces exercises the rule"),
     "any-rule": Code("info", "a parameter whose values are not judged (the rule any)"),
