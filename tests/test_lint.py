@@ -784,7 +784,7 @@ def test_case_value_breaking_its_format_is_reported(tmp_path):
     )
     f = only(run_lint(root))
     assert_finding(
-        f, "case-args-invalid", str(root / "cases" / "cases.json"), "$.accept[0][0].args.since"
+        f, "case-args-invalid", str(root / "cases" / "cases.json"), "$[0].accept[0][0].args.since"
     )
     assert "'2026-03-14T09:00:00' is not a date-time (no offset)" in f.message
 
