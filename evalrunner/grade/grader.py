@@ -38,7 +38,9 @@ from ..model import (
 from ..traces import call_args, call_tool, is_errored, parse_args, parse_record, run_id_of
 from .compare import EXACT, Comparison, ToolPlan
 from .effects import EffectResult, check_all
+from .absorb import Absorber
 from .norms import Normalizer, load_registry
+from .replies import Observation, ReplyPlan
 from .trajectory import (
     FIT_EQUIVALENT,
     FIT_EXACT,
@@ -89,6 +91,9 @@ class CallResult(NamedTuple):
     """Not exactly equal to any step of the canonical sequence (graded in isolation)."""
     shapes: tuple[str, ...] = ()
     """The false-failure shapes that explain this call's reported failure, if it failed only there."""
+    absorbable: bool = False
+    """A `mismatch` that differs from its step only where a built-in rule the tool does not
+    declare would absorb the difference (`absorb.py`): what `evalrun suggest` could find."""
 
     @property
     def true_failed(self) -> bool:
@@ -120,6 +125,9 @@ class RunResult(NamedTuple):
     internal_error: str | None = None
     """A verdict the grader cannot explain, which is a bug of the grader (a false failure without
     a shape): the summary reports it as an internal error. None for every run graded right."""
+    replies: tuple[Observation, ...] = ()
+    """What the run's calls' replies say about the declared rules (`replies.py`): evidence for
+    the summary, read by no verdict."""
 
 
 class _CallsGrade(NamedTuple):
@@ -221,6 +229,8 @@ class Grader:
         self._calls: dict[tuple[str, Any], _Interned] = {}
         self._ids: dict[Any, int] = {}
         self._next_id = 0
+        self.replies = ReplyPlan(self.tools, registry)
+        self.absorber = Absorber(registry)
         self._comparisons: dict[tuple[int, int, bool], Comparison] = {}
         self._equivalences: dict[tuple[int, int], bool] = {}
 
@@ -441,8 +451,20 @@ class Grader:
                 self._memo = _newer_half(self._memo)
             self._memo[key] = graded
         world = record.get("world", MISSING)
+        replies: tuple[Observation, ...] = ()
+        if self.replies.rules:
+            replies = self.replies.observe(
+                (c_tool, c.args, raw.get("result", MISSING), c.id)
+                for raw, c, e in zip(raw_calls, interned, errored)
+                if not e and c.malformed is None and (c_tool := call_tool(raw)) is not None
+            )
         return _finish(
-            run_id_of(record, source), source, case, graded, MISSING if world is None else world
+            run_id_of(record, source),
+            source,
+            case,
+            graded,
+            MISSING if world is None else world,
+            replies,
         )
 
     def grade(self, run: Run) -> RunResult | TraceError:
@@ -454,8 +476,20 @@ class Grader:
             return TraceError(
                 run.source, f"unknown case {run.case_id!r} (not in the cases directory)"
             )
+        replies: tuple[Observation, ...] = ()
+        if self.replies.rules:
+            replies = self.replies.observe(
+                (c.tool, c.args, c.result, None)
+                for c in run.calls
+                if not c.errored and c.malformed is None
+            )
         return _finish(
-            run.run_id, run.source, case, self._grade_calls(run.calls, case, None), run.world
+            run.run_id,
+            run.source,
+            case,
+            self._grade_calls(run.calls, case, None),
+            run.world,
+            replies,
         )
 
     def _grade_calls(
@@ -493,6 +527,15 @@ class Grader:
             matched if matched is not None else _best_partial(live, cp, mode, redundant, same)
         )
         labels, missing = _label(calls, live, cp, aligned_to, mode, redundant, same, self._compare)
+        steps = cp.seqs[aligned_to].steps
+        for i, r in enumerate(labels):
+            if (
+                r.label == "mismatch"
+                and r.step is not None
+                and r.reason is None  # not out of order, breaks no schema
+                and self.absorber.absorbs(calls[i].plan, calls[i].call.args, steps[r.step].args)
+            ):
+                labels[i] = r._replace(absorbable=True)
         shapes: tuple[str, ...] = ()
         if matched is not None and not reported_pass and not redundant:
             shapes = _false_failure_shapes(calls, live, cp, matched, mode, labels, same)
@@ -508,7 +551,14 @@ class Grader:
         )
 
 
-def _finish(run_id: str, source: str, case: Case, graded: _CallsGrade, world: Any) -> RunResult:
+def _finish(
+    run_id: str,
+    source: str,
+    case: Case,
+    graded: _CallsGrade,
+    world: Any,
+    replies: tuple[Observation, ...] = (),
+) -> RunResult:
     """The run's verdicts: its calls' grade with its effects checked on its world."""
     effects = check_all(case.effects, world) if case.effects else ()
     effects_ok = all(r.ok is not False for r in effects)
@@ -554,6 +604,7 @@ def _finish(run_id: str, source: str, case: Case, graded: _CallsGrade, world: An
         effects,
         graded.suspects if matched is not None and not effects_ok else (),
         internal_error=internal_error,
+        replies=replies,
     )
 
 
