@@ -59,9 +59,9 @@ class Absorber:
         if node.rule is not None:
             return False
         validity = self._validity_of(node)
-        if validity is None or validity.breach(a) is None:
-            if any(self._equal(rule, a, e) for rule in self.rules):
-                return True
+        accepted = validity is None or validity.breach(a) is None
+        if accepted and any(self._equal(rule, a, e) for rule in self.rules):
+            return True
         if type(a) is dict and type(e) is dict:
             for k in a.keys() | e.keys():
                 if k not in a or k not in e:

@@ -36,9 +36,9 @@ from ..model import (
     TraceError,
 )
 from ..traces import call_args, call_tool, is_errored, parse_args, parse_record, run_id_of
+from .absorb import Absorber
 from .compare import EXACT, Comparison, ToolPlan
 from .effects import EffectResult, check_all
-from .absorb import Absorber
 from .norms import Normalizer, load_registry
 from .replies import Observation, ReplyPlan
 from .trajectory import (
