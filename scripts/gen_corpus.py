@@ -950,7 +950,11 @@ def recode(site: Site, rng: random.Random) -> Any:
         # its schema rejects (SPEC "Precise readings"). Two choices either way, so the draws
         # that follow are the same.
         types = site.schema.get("type")
-        text = repr(v) if types == "string" or (isinstance(types, list) and "string" in types) else None
+        text = (
+            repr(v)
+            if types == "string" or (isinstance(types, list) and "string" in types)
+            else None
+        )
         return rng.choice([text if text is not None else float(str(nudged)), float(str(nudged))])
     return MISSING
 

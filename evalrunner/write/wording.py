@@ -31,7 +31,7 @@ def lower_bound(s: dict[str, Any]) -> bool:
 
 
 def headline(s: dict[str, Any]) -> str:
-    """"Of 89 runs exact-match failed, 14 were correct (false failures); ..." — with "at least"
+    """The sentence "Of 89 runs exact-match failed, 14 were correct ..." — with "at least"
     and what the count is when the rules are few (`lower_bound`)."""
     v = s.get("verdicts") or {}
     runs = s.get("runs") or 0
