@@ -141,6 +141,9 @@ class RuleSuggestion:
     evidence: Evidence
     gains: int
     risk: Risk
+    wider_merges: tuple[Narrower, ...] = ()
+    """Per wider rule of the family: the values this rule reads apart that it would equate
+    (`Narrower.rule` names the wider rule here)."""
 
     @property
     def param(self) -> str:

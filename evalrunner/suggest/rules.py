@@ -120,6 +120,9 @@ class Choice:
     narrower_differs: tuple[tuple[str, frozenset[Any]], ...] = ()
     """Per narrower rule of the family (`FAMILIES`), the keys of the sites the chosen rule would
     absorb that it reads and finds different: the chosen rule's risk, left out of `absorbed`."""
+    wider_merges: tuple[tuple[NormSpec, frozenset[Any]], ...] = ()
+    """Per wider rule of the family, the keys of the sites it would absorb that the chosen rule
+    reads and finds different: what choosing the wider rule would merge."""
 
 
 def reads_apart(rule: Rule, site: Site) -> bool:
@@ -139,6 +142,41 @@ def absorbs(site: Site, node: Node) -> bool:
         return json_eq(a, e)
     present = normalize(site.present, node, site.actual is not MISSING)
     return node.default is not MISSING and json_eq(present, node.default_norm)
+
+
+_SAYS_OTHERWISE: dict[str, tuple[re.Pattern[str], ...]] = {
+    "casefold": (
+        re.compile(r"\bcase[- ]?sensitive\b", re.I),
+        re.compile(r"\bexact(ly)?\b", re.I),
+        re.compile(r"\bverbatim\b", re.I),
+    ),
+    "date": (
+        re.compile(r"\btime[- ]?stamps?\b", re.I),
+        re.compile(r"\bdate[- ]?times?\b", re.I),
+        re.compile(r"\binstants?\b", re.I),
+    ),
+    "unordered_list": (re.compile(r"\border (matters|is kept|counts)\b", re.I),),
+}
+_SAYS_OTHERWISE["month"] = _SAYS_OTHERWISE["date"]
+_SAYS_OTHERWISE["set"] = (
+    *_SAYS_OTHERWISE["unordered_list"],
+    re.compile(r"\bduplicates? (matter|count)\b", re.I),
+)
+
+
+def description_says_otherwise(rule: str, param: Param) -> str | None:
+    """The words of the parameter's description that contradict `rule` (SPEC `risk.description`):
+    `casefold` where it says case-sensitive or exact; `date` or `month` where it says
+    timestamp, date-time or instant; a multiset or set where it says order matters. None when
+    it says nothing against it. ("Case-insensitive" is not "case-sensitive".)"""
+    text = param.schema.get("description")
+    if not isinstance(text, str):
+        return None
+    for pattern in _SAYS_OTHERWISE.get(rule, ()):
+        found = pattern.search(text)
+        if found is not None:
+            return found.group(0)
+    return None
 
 
 def choose_rules(
@@ -202,7 +240,16 @@ def choose_rules(
             absorbed = absorbed - taken
             calls = sum(e.calls for e in entries if e.site.key in absorbed)
         others = tuple((s, keys) for _, _, s, keys in scored if s != spec)
-        chosen[steps] = Choice(steps, spec, absorbed, calls, others, tuple(differs))
+        own = bind(spec, registry, fields=frozenset(param.properties))
+        merges = []
+        for _, _, wider, keys in scored:
+            if spec.name in narrower_than(wider.name):
+                apart = frozenset(
+                    e.site.key for e in entries if e.site.key in keys and reads_apart(own, e.site)
+                )
+                if apart:
+                    merges.append((wider, apart))
+        chosen[steps] = Choice(steps, spec, absorbed, calls, others, tuple(differs), tuple(merges))
     return chosen
 
 

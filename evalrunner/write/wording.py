@@ -45,8 +45,8 @@ def headline(s: dict[str, Any]) -> str:
         )
     share = (s.get("coverage") or {}).get("call_share_with_norms") or 0
     return (
-        f"Of {counted(failed, 'run')} exact-match failed, at least {_n(ff)} were correct: the "
-        f"false failures the declared rules find, and the tools that declare rules carry only "
+        f"Of {counted(failed, 'run')} exact-match failed, the declared rules find {_n(ff)} "
+        f"correct (false failures): a lower bound, since the tools that declare rules carry only "
         f"{100 * share:.1f}% of calls; {passes}. {counted(both, 'run')} failed both checks, "
         "some perhaps only for want of a rule."
     )
