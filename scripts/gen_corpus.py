@@ -74,7 +74,9 @@ TICKET_ID = _str("Ticket id, e.g. T-58210.", pattern=r"^T-\d{5}$")
 MONTH = _str("Billing month, YYYY-MM (UTC).", **_norm("month"))
 # No `format: "date"`: the tool reads a date-time as its date, and a rule applies only to values
 # the schema accepts (SPEC "Precise readings"), so the schema must accept them.
-DATE = _str("Calendar date, YYYY-MM-DD (a date-time is read as its date, in UTC).", **_norm("date"))
+DATE = _str(
+    "Calendar date, YYYY-MM-DD (with a time of day, the date it falls on in UTC).", **_norm("date")
+)
 # Money: integer cents, or a decimal amount in major units; the backend accepts both.
 MONEY = {
     "type": ["number", "string"],

@@ -172,7 +172,9 @@ def test_the_headline_is_a_full_regrade(report, config, stripped):
     )
     assert gains == report.gains_if_all_applied
     assert sum(1 for r in safe if not r.true_pass) == report.true_failed_if_safe_applied
-    assert report.true_failed_if_safe_applied < report.summary.true_failed_runs / 2
+    # Under half once the `set`s' repeats were gains; narrowest first (SPEC), repeats that
+    # `unordered_list` reads apart are what `set` would merge, never its gains.
+    assert report.true_failed_if_safe_applied < report.summary.true_failed_runs * 0.6
 
 
 def test_jobs_give_the_same_suggestions(report, config, stripped):
