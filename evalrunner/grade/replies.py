@@ -162,17 +162,17 @@ class _Spelling:
     """The earliest call: (order, run id, source, value, reply digest, reply text)."""
 
 
-def _bottom_k(table: dict[int, Any], key: int, limit: int) -> bool:
-    """Make room for `key` in a table that keeps the `limit` smallest keys; False when `key` is
-    not among them. A key once left out is larger than every key kept from then on, so the same
-    keys are kept in any order of arrival, and each is counted whole."""
+def _bottom_k(table: dict[int, Any], key: int, limit: int) -> tuple[bool, bool]:
+    """Make room for `key` in a table that keeps the `limit` smallest keys: (whether `key` is
+    kept, whether something was left out). A key once left out is larger than every key kept
+    from then on, so the same keys are kept in any order of arrival, and each is counted whole."""
     if key in table or len(table) < limit:
-        return True
+        return True, False
     largest = max(table)
     if key > largest:
-        return False
+        return False, True
     del table[largest]
-    return True
+    return True, True
 
 
 @dataclass
@@ -196,18 +196,21 @@ class _Sample:
         count: int,
         example: tuple[Order, str, str, Any, int, str],
     ) -> None:
-        if not _bottom_k(self.groups, g, MAX_GROUPS):
-            self.sampled = True
+        kept, lost = _bottom_k(self.groups, g, MAX_GROUPS)
+        self.sampled = self.sampled or lost
+        if not kept:
             return
         group = self.groups.setdefault(g, {})
-        if not _bottom_k(group, s, MAX_SPELLINGS):
-            self.sampled = True
+        kept, lost = _bottom_k(group, s, MAX_SPELLINGS)
+        self.sampled = self.sampled or lost
+        if not kept:
             return
         entry = group.get(s)
         if entry is None:
             entry = group[s] = _Spelling()
-        if not _bottom_k(entry.replies, reply, MAX_REPLIES):
-            self.sampled = True
+        kept, lost = _bottom_k(entry.replies, reply, MAX_REPLIES)
+        self.sampled = self.sampled or lost
+        if not kept:
             return
         entry.replies[reply] += count
         if entry.example is None or example[0] < entry.example[0]:
