@@ -230,7 +230,10 @@ class Grader:
         self._ids: dict[Any, int] = {}
         self._next_id = 0
         self.replies = ReplyPlan(self.tools, registry)
-        self.absorber = Absorber(registry)
+        """Reply evidence on the declared rules (`replies.py`); no rule, no evidence."""
+        self.absorber: Absorber | None = Absorber(registry)
+        """Counts the failing calls a built-in rule would absorb; None where nobody reads the
+        count (suggest's what-ifs)."""
         self._comparisons: dict[tuple[int, int, bool], Comparison] = {}
         self._equivalences: dict[tuple[int, int], bool] = {}
 
@@ -527,13 +530,14 @@ class Grader:
             matched if matched is not None else _best_partial(live, cp, mode, redundant, same)
         )
         labels, missing = _label(calls, live, cp, aligned_to, mode, redundant, same, self._compare)
-        steps = cp.seqs[aligned_to].steps
+        absorber, steps = self.absorber, cp.seqs[aligned_to].steps
         for i, r in enumerate(labels):
             if (
-                r.label == "mismatch"
+                absorber is not None
+                and r.label == "mismatch"
                 and r.step is not None
                 and r.reason is None  # not out of order, breaks no schema
-                and self.absorber.absorbs(calls[i].plan, calls[i].call.args, steps[r.step].args)
+                and absorber.absorbs(calls[i].plan, calls[i].call.args, steps[r.step].args)
             ):
                 labels[i] = r._replace(absorbable=True)
         shapes: tuple[str, ...] = ()

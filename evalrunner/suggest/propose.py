@@ -96,7 +96,8 @@ def propose(
     explained = {
         id(m)
         for m in found
-        if together.plan(m.tool).key(m.actual) == together.plan(m.tool).key(dict(m.expected))
+        if together.plan(m.tool).key(m.actual)
+        == together.plan(m.tool).key(dict(m.expected), checked=False)
     }
 
     scored: list[Scored] = []
