@@ -93,3 +93,27 @@ def test_every_report_shows_the_rules_in_doubt(tmp_path):
     )
     doc = json.loads(CliRunner().invoke(app, [*args, "--format", "json"]).stdout)
     assert doc["summary"]["reply_evidence"][0]["pairs_differ"] == 2
+
+
+def test_the_results_schema_describes_the_evidence():
+    from importlib import resources
+
+    import jsonschema
+
+    schema = json.loads(resources.files("evalrunner").joinpath("results.schema.json").read_text())
+    args = ["score", str(D / "traces"), "--tools", str(D / "tools"), "--cases", str(D / "cases")]
+    doc = json.loads(CliRunner().invoke(app, [*args, "--format", "json"]).stdout)
+    jsonschema.Draft202012Validator(schema).validate(doc)
+    first = Path(__file__).parent / "data" / "scenarios" / "schema_rejects"
+    args = ["score", str(first / "traces"), "--tools", str(first / "tools")]
+    doc = json.loads(
+        CliRunner().invoke(app, [*args, "--cases", str(first / "cases"), "--format", "json"]).stdout
+    )
+    jsonschema.Draft202012Validator(schema).validate(doc)
+    breaks = {
+        p.get("breaks")
+        for r in doc["runs"]
+        for c in r["calls"]
+        for p in c.get("params", {}).values()
+    }
+    assert breaks >= {"type", "enum", "const", "pattern", "format"}
