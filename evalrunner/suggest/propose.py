@@ -81,8 +81,12 @@ def propose(
         rules[name] = choose_rules(t, params, registry)
         chosen = {s: c.rule for s, c in rules[name].items()}
         for steps, (param, entries) in params.items():
+            if _under_any(t, steps):
+                continue  # SPEC: never a default for a parameter whose values are not judged
             d = choose_default(t, steps, param, entries, chosen, registry)
-            if d is not None:
+            # A default is a documented fact of the tool, not one case's wording (SPEC): the
+            # value must be stated, where the other side leaves it out, in two cases at least.
+            if d is not None and len(_cases_of(d.absorbed, stats[name][steps], groups)) >= 2:
                 defaults.setdefault(name, {})[steps] = d
 
     all_changes = [
@@ -180,6 +184,28 @@ def propose(
         kinds=tuple(k for k in KINDS if not kinds or k in kinds),
         tool=tool,
     )
+
+
+def _under_any(tool: Any, steps: Steps) -> bool:
+    """Whether the parameter at `steps`, or one holding it, declares the rule `any`."""
+    for n in range(len(steps) + 1):
+        p = param_at(tool.params, steps[:n])
+        if p is not None and p.norm is not None and p.norm.name == "any":
+            return True
+    return False
+
+
+def _cases_of(
+    keys: Collection[Any], stats: Mapping[Any, _SiteStats], groups: Sequence[Group]
+) -> set[str]:
+    """The cases whose runs show one of the sites `keys` names."""
+    return {
+        groups[i].case_id
+        for key in keys
+        if key in stats
+        for m in stats[key].mismatches
+        for i in m.occurrences
+    }
 
 
 def _site_stats(
