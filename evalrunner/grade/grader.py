@@ -455,12 +455,20 @@ class Grader:
             self._memo[key] = graded
         world = record.get("world", MISSING)
         replies: tuple[Observation, ...] = ()
-        if self.replies.rules:
-            replies = self.replies.observe(
-                (c_tool, c.args, raw.get("result", MISSING), c.id)
+        rules = self.replies.rules
+        if rules:
+            # most calls carry no result: only those that do are looked at again
+            replied = [
+                (tool, c.args, raw["result"], c.id)
                 for raw, c, e in zip(raw_calls, interned, errored)
-                if not e and c.malformed is None and (c_tool := call_tool(raw)) is not None
-            )
+                if "result" in raw
+                and not e
+                and c.malformed is None
+                and (tool := call_tool(raw)) is not None
+                and tool in rules
+            ]
+            if replied:
+                replies = self.replies.observe(replied)
         return _finish(
             run_id_of(record, source),
             source,

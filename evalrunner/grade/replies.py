@@ -20,7 +20,7 @@ however `--jobs` splits them); `sampled` says when something was left out.
 
 from __future__ import annotations
 
-import hashlib
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -41,13 +41,16 @@ MAX_REPLIES: Final = 16
 """Distinct replies counted per spelling."""
 REPLY_CHARS: Final = 80
 """A reply in an example is cut to this many characters of compact JSON."""
-_CACHE_SIZE: Final = 16_384
+_CACHE_SIZE: Final = 65_536
+"""Distinct calls whose groups are kept (a few small ints each); the older half goes when full."""
 
 
 def digest(value: Any) -> int:
-    """A 64-bit digest of a JSON value, the same in every process (unlike `hash`)."""
+    """A 64-bit digest of a JSON value, the same in every process (unlike `hash`): two 32-bit
+    checksums of its sorted-key JSON. Not cryptographic: it tells replies and argument objects
+    apart, and a collision (about one in 2**64 for a pair) would only merge two of them."""
     data = dumps(value, option=orjson.OPT_SORT_KEYS)
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
+    return (zlib.crc32(data) << 32) | zlib.adler32(data)
 
 
 def value_at(args: Any, path: str) -> Any:
@@ -75,18 +78,22 @@ def _shown(args: Any, path: str) -> Any:
     return None if found is MISSING else found
 
 
+RuleKey = tuple[str, str, str]
+"""(tool, parameter, rule name)."""
+
+
 class Observation(NamedTuple):
     """One call seen by one rule of its tool."""
 
-    tool: str
-    param: str
-    norm: str
+    rule: RuleKey
+    """(tool, parameter, rule name): one tuple per rule, shared by its observations."""
     group: int
     spelling: int
     reply: int
     value: Any
     """The call's value at the parameter, for an example."""
-    reply_text: str
+    reply_value: Any
+    """The reply as recorded, for an example (written cut, `REPLY_CHARS`)."""
 
 
 def _only(param: Param, target: Param) -> Param:
@@ -104,7 +111,7 @@ class ReplyPlan:
     """Per tool, one compiled tree per declared rule (that rule alone)."""
 
     def __init__(self, tools: Mapping[str, Tool], registry: Mapping[str, Normalizer]) -> None:
-        self.rules: dict[str, tuple[tuple[str, str, Node], ...]] = {}
+        self.rules: dict[str, tuple[tuple[str, RuleKey, Node], ...]] = {}
         for name, tool in tools.items():
             found = []
             for p in tool.norm_params:
@@ -113,7 +120,7 @@ class ReplyPlan:
                     root = compile_param(_only(tool.params, p), registry, name)
                 except Exception:  # an unusable rule is the grader's InputError, not ours
                     continue
-                found.append((p.path, p.norm.name, root))
+                found.append((p.path, (name, p.path, p.norm.name), root))
             if found:
                 self.rules[name] = tuple(found)
         self._cache: dict[tuple[str, int], tuple[tuple[int, int, Any], ...]] = {}
@@ -138,15 +145,15 @@ class ReplyPlan:
                     continue
                 if ident is not None:
                     if len(self._cache) >= _CACHE_SIZE:
-                        self._cache.clear()
+                        items = list(self._cache.items())
+                        self._cache = dict(items[len(items) // 2 :])
                     self._cache[(tool, ident)] = keyed
             try:
                 reply = digest(result)
             except TypeError:
                 continue
-            text = short_json(result, REPLY_CHARS)
-            for (path, norm, _), (group, spelling, value) in zip(rules, keyed):
-                out.append(Observation(tool, path, norm, group, spelling, reply, value, text))
+            for (_, rule, _), (group, spelling, value) in zip(rules, keyed):
+                out.append(Observation(rule, group, spelling, reply, value, result))
         return tuple(out)
 
 
@@ -155,11 +162,12 @@ class ReplyPlan:
 Order = tuple[int, int]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Spelling:
-    replies: Counter[int] = field(default_factory=Counter)
-    example: tuple[Order, str, str, Any, int, str] | None = None
-    """The earliest call: (order, run id, source, value, reply digest, reply text)."""
+    replies: dict[int, int] = field(default_factory=dict)
+    """Reply digest -> calls."""
+    example: tuple[Order, str, str, Any, int, Any] | None = None
+    """The earliest call: (order, run id, source, value, reply digest, reply)."""
 
 
 def _bottom_k(table: dict[int, Any], key: int, limit: int) -> tuple[bool, bool]:
@@ -185,7 +193,18 @@ class _Sample:
 
     def add(self, o: Observation, order: Order, run_id: str, source: str) -> None:
         self.calls += 1
-        example = (order, run_id, source, o.value, o.reply, o.reply_text)
+        # The common case first: a call spelled, grouped and answered as one seen before.
+        group = self.groups.get(o.group)
+        if group is not None:
+            entry = group.get(o.spelling)
+            if entry is not None:
+                n = entry.replies.get(o.reply)
+                if n is not None:
+                    entry.replies[o.reply] = n + 1
+                    if entry.example is not None and order < entry.example[0]:
+                        entry.example = (order, run_id, source, o.value, o.reply, o.reply_value)
+                    return
+        example = (order, run_id, source, o.value, o.reply, o.reply_value)
         self._insert(o.group, o.spelling, o.reply, 1, example)
 
     def _insert(
@@ -194,7 +213,7 @@ class _Sample:
         s: int,
         reply: int,
         count: int,
-        example: tuple[Order, str, str, Any, int, str],
+        example: tuple[Order, str, str, Any, int, Any],
     ) -> None:
         kept, lost = _bottom_k(self.groups, g, MAX_GROUPS)
         self.sampled = self.sampled or lost
@@ -212,18 +231,43 @@ class _Sample:
         self.sampled = self.sampled or lost
         if not kept:
             return
-        entry.replies[reply] += count
+        entry.replies[reply] = entry.replies.get(reply, 0) + count
         if entry.example is None or example[0] < entry.example[0]:
             entry.example = example
 
     def merge(self, other: _Sample) -> None:
+        """Add `other`'s calls (`other` is not used again: its tables may be adopted)."""
         self.calls += other.calls
         self.sampled = self.sampled or other.sampled
-        for g, spellings in sorted(other.groups.items()):
-            for s, entry in sorted(spellings.items()):
-                assert entry.example is not None
-                for reply, n in sorted(entry.replies.items()):
-                    self._insert(g, s, reply, n, entry.example)
+        if not self.groups:
+            self.groups = other.groups
+            return
+        # Whole groups and spellings are adopted where there is room, counts added in place;
+        # only what would overflow a bound goes through `_insert`. The kept keys are the
+        # smallest whatever the order (`_bottom_k`), so this is the same as inserting each.
+        groups = self.groups
+        for g, spellings in other.groups.items():
+            mine_g = groups.get(g)
+            if mine_g is None and len(groups) < MAX_GROUPS:
+                groups[g] = spellings
+                continue
+            for sp, entry in spellings.items():
+                mine = mine_g.get(sp) if mine_g is not None else None
+                if mine_g is not None and mine is None and len(mine_g) < MAX_SPELLINGS:
+                    mine_g[sp] = entry
+                    continue
+                example = entry.example
+                assert example is not None
+                for reply, n in entry.replies.items():
+                    k = mine.replies.get(reply) if mine is not None else None
+                    if mine is not None and k is not None:
+                        mine.replies[reply] = k + n
+                    else:
+                        self._insert(g, sp, reply, n, example)
+                        mine_g = groups.get(g)
+                        mine = mine_g.get(sp) if mine_g is not None else None
+                if mine is not None and mine.example is not None and example[0] < mine.example[0]:
+                    mine.example = example
 
     def pairs(self) -> tuple[int, int]:
         """(pairs whose replies agree, pairs whose replies differ) among the kept calls."""
@@ -257,10 +301,6 @@ class _Sample:
         return best
 
 
-RuleKey = tuple[str, str, str]
-"""(tool, parameter, rule name)."""
-
-
 @dataclass
 class ReplyEvidence:
     """Reply evidence for every declared rule, mergeable exactly (see the module docstring)."""
@@ -277,7 +317,7 @@ class ReplyEvidence:
         source: str,
     ) -> None:
         for o in observations:
-            key = (case_id, (o.tool, o.param, o.norm))
+            key = (case_id, o.rule)
             sample = self.samples.get(key)
             if sample is None:
                 sample = self.samples[key] = _Sample()
@@ -287,8 +327,9 @@ class ReplyEvidence:
         for key, sample in other.samples.items():
             mine = self.samples.get(key)
             if mine is None:
-                self.samples[key] = mine = _Sample()
-            mine.merge(sample)
+                self.samples[key] = sample  # `other` is not used again (Summary.merge)
+            else:
+                mine.merge(sample)
 
     def to_json(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """(the rules in doubt: some pair's replies differ; the rules only confirmed), each entry
@@ -331,7 +372,12 @@ class ReplyEvidence:
                 entry["example"] = {
                     "case_id": ex_case,
                     "calls": [
-                        {"run_id": x[1], "source": x[2], "value": x[3], "reply": x[5]}
+                        {
+                            "run_id": x[1],
+                            "source": x[2],
+                            "value": x[3],
+                            "reply": short_json(x[5], REPLY_CHARS),
+                        }
                         for x in (first, second)
                     ],
                 }
