@@ -69,6 +69,10 @@ def suggestion_json(s: Suggestion) -> dict[str, Any]:
             "param": s.param,
             "rule": rule_json(s.rule),
             "others": [rule_json(o) for o, _ in s.others],
+            "evidence": _evidence_json(s.evidence),
+            "gains": s.gains,
+            "risk": _risk_json(s),
+            # after SPEC's keys: what a wider rule of the family would also merge
             "wider_merges": [
                 {
                     "rule": n.rule,
@@ -77,9 +81,6 @@ def suggestion_json(s: Suggestion) -> dict[str, Any]:
                 }
                 for n in s.wider_merges
             ],
-            "evidence": _evidence_json(s.evidence),
-            "gains": s.gains,
-            "risk": _risk_json(s),
         }
     if isinstance(s, DefaultSuggestion):
         return {
