@@ -72,7 +72,11 @@ INVOICE_ID = _str("Invoice id, e.g. INV-9912.", pattern=r"^INV-\d{4,6}$")
 SUBSCRIPTION_ID = _str("Subscription id, e.g. SUB-20417.", pattern=r"^SUB-\d{5}$")
 TICKET_ID = _str("Ticket id, e.g. T-58210.", pattern=r"^T-\d{5}$")
 MONTH = _str("Billing month, YYYY-MM (UTC).", **_norm("month"))
-DATE = _str("Calendar date, YYYY-MM-DD.", format="date", **_norm("date"))
+# No `format: "date"`: the tool reads a date-time as its date, and a rule applies only to values
+# the schema accepts (SPEC "Precise readings"), so the schema must accept them.
+DATE = _str(
+    "Calendar date, YYYY-MM-DD (with a time of day, the date it falls on in UTC).", **_norm("date")
+)
 # Money: integer cents, or a decimal amount in major units; the backend accepts both.
 MONEY = {
     "type": ["number", "string"],
@@ -944,7 +948,16 @@ def recode(site: Site, rng: random.Random) -> Any:
         raw = site.schema["x-eval-norm"]
         digits = raw.get("digits", 6) if isinstance(raw, dict) else 6
         nudged = Decimal(repr(v)) + Decimal(1).scaleb(-(digits + 2))
-        return rng.choice([repr(v), float(str(nudged))])
+        # A numeric string only where the schema accepts a string: a rule never reads a value
+        # its schema rejects (SPEC "Precise readings"). Two choices either way, so the draws
+        # that follow are the same.
+        types = site.schema.get("type")
+        text = (
+            repr(v)
+            if types == "string" or (isinstance(types, list) and "string" in types)
+            else None
+        )
+        return rng.choice([text if text is not None else float(str(nudged)), float(str(nudged))])
     return MISSING
 
 

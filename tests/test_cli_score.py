@@ -66,7 +66,12 @@ def test_json_document_numbers():
         "effect_failed": 0,
     }
     assert s["effects"] == {"checked": 8, "failed": 2, "unverified": 2}
-    assert s["coverage"] == {"tools": 4, "tools_with_norms": 2, "call_share_with_norms": 0.5}
+    assert s["coverage"] == {
+        "tools": 4,
+        "tools_with_norms": 2,
+        "call_share_with_norms": 0.5,
+        "absorbable_calls": 0,
+    }
     verdicts = {r["run_id"]: (r["verdict"], r["shape"]) for r in doc["runs"]}
     assert verdicts == {
         "r1": ("pass", None),

@@ -31,16 +31,22 @@ def test_the_table(monkeypatch):
     assert result.stdout.splitlines() == [
         "evalrun suggest · 5 runs · traces",
         "",
-        "True run failure rate: 80.0% (4 runs) now; 20.0% (1) with 1 suggestion without",
+        "True run failure rate: 80.0% (4 runs) now; 40.0% (2) with 1 suggestion without",
         "risk below applied.",
-        "Applied all at once, the 1 suggestion below would pass the calls of 3 runs that",
-        "fail now (the sum of their gains: 3).",
+        "Applied all at once, the 1 suggestion below would pass the calls of 2 runs that",
+        "fail now (the sum of their gains: 2).",
         "",
         "Suggestions, by gains (the runs each would pass)",
         "",
-        '     3  rule      search_invoices.status  "x-eval-norm": "set"',
-        '        status: ["disputed","open"] vs ["open","disputed"] in 3 runs → set',
-        "        others: unordered_list absorbs 2 of these 3 calls",
+        '     2  rule      search_invoices.status  "x-eval-norm": "unordered_list"',
+        '        status: ["disputed","open"] vs ["open","disputed"] in 2 runs →',
+        "        unordered_list",
+        "        others: set absorbs as many, but is wider",
+        "        set would also equate 1 call that unordered_list reads apart",
+        '        (["open","disputed","open"] vs ["open","disputed"],',
+        "        traces/runs.jsonl:3): not proposed for them.",
+        "        checked by: nothing: no world recorded and no replies to compare",
+        "        (unverified)",
         "",
     ]
 
@@ -71,11 +77,12 @@ def test_json_keys_are_specs(monkeypatch):
     doc = json.loads(in_scenario(monkeypatch, "joint", "traces", "-f", "json").stdout)
     assert list(doc) == ["evalrun", "suggestions", "summary", "errors"]
     rule, default = doc["suggestions"]
+    # SPEC's keys in SPEC's order, then the additive ones (docs/suggest.md)
     assert list(rule) == [
-        "kind", "tool", "param", "rule", "others", "evidence", "gains", "risk"
+        "kind", "tool", "param", "rule", "others", "evidence", "gains", "risk", "wider_merges"
     ]  # fmt: skip
     assert list(default) == ["kind", "tool", "param", "default", "evidence", "gains", "risk"]
-    assert list(rule["evidence"]) == ["calls", "runs", "examples"]
+    assert list(rule["evidence"]) == ["calls", "runs", "examples", "replies_agree", "checked_by"]
     assert rule["evidence"]["examples"][0] == {
         "run_id": "r1",
         "source": "traces/runs.jsonl:1",
@@ -88,7 +95,11 @@ def test_json_keys_are_specs(monkeypatch):
         "source": "traces/runs.jsonl:3",
         "actual": 20,
     }
-    assert list(rule["risk"]) == ["effects_failed", "unverified"]
+    assert list(rule["risk"]) == [
+        "effects_failed", "unverified", "narrower_differs", "description", "replies_differ",
+        "risky",
+    ]  # fmt: skip
+    assert list(default["risk"]) == ["effects_failed", "unverified", "replies_differ", "risky"]
     assert doc["summary"] == {
         "runs": 7,
         "true_failed_runs": 7,

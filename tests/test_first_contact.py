@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalrunner.cli import app
+from evalrunner.write import wording
 
 DATA = Path(__file__).parent / "data" / "cli"
 BASE = ["--tools", str(DATA / "tools"), "--cases", str(DATA / "cases")]
@@ -180,3 +181,63 @@ def test_an_empty_tools_folder_is_unusable_input(tmp_path):
     )
     assert result.exit_code == 2
     assert "no tool is defined in" in result.stderr and "set --tools" in result.stderr
+
+
+FIRST = Path(__file__).parent / "data" / "scenarios" / "first_contact"
+
+
+def _first_contact(*extra: str) -> str:
+    result = CliRunner().invoke(
+        app,
+        [
+            "score",
+            str(FIRST / "traces"),
+            "--tools",
+            str(FIRST / "tools"),
+            "--cases",
+            str(FIRST / "cases"),
+            *extra,
+        ],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_few_rules_make_the_headline_a_lower_bound_that_names_suggest(tmp_path):
+    """Rules cover 1 of 8 calls: the false-failure count is what the declared rules find, and
+    the next line names `evalrun suggest` with the failing calls a built-in rule would absorb
+    (d2 casefold, l1 instant, l2 unordered_list; not l4, whose value breaks its schema's
+    format, nor d3 and l3, which name another deployment and service)."""
+    lower = (
+        "Of 7 runs exact-match failed, the declared rules find 1 correct (false failures): a "
+        "lower bound, since the tools that declare rules carry only 12.5% of calls"
+    )
+    then = (
+        "Run `evalrun suggest`: 3 failing calls differ from their step only where a built-in "
+        "rule would absorb the difference."
+    )
+    table = _first_contact()
+    assert lower in table and then in table
+    markdown = _first_contact("--format", "markdown")
+    assert lower in markdown and "**Run \\`evalrun suggest\\`: 3 failing calls" in markdown
+    page = tmp_path / "r.html"
+    _first_contact("--format", "html", "--output", str(page))
+    text = page.read_text()
+    assert lower in text and "Run `evalrun suggest`: 3 failing calls" in text
+    doc = json.loads(_first_contact("--format", "json"))
+    assert doc["summary"]["coverage"]["absorbable_calls"] == 3
+
+
+def test_with_rules_on_most_calls_the_headline_states_a_fact():
+    summary = {
+        "runs": 10,
+        "reported": {"failed_runs": 4},
+        "verdicts": {"false_failure": 2, "false_pass": 0, "fail": 2},
+        "coverage": {"call_share_with_norms": 0.5, "absorbable_calls": 9},
+    }
+    assert wording.headline(summary) == (
+        "Of 4 runs exact-match failed, 2 were correct (false failures); of 6 it passed, 0 were "
+        "wrong (false passes). 2 runs failed both checks."
+    )
+    assert wording.suggest_line(summary) is None

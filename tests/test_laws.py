@@ -5,6 +5,7 @@ attempts, repeats, extra, unknown-tool and malformed calls, shuffled runs, in ev
 from __future__ import annotations
 
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalrunner.grade.grader import Grader, RunResult
 from evalrunner.grade.norms import BUILTINS
@@ -14,7 +15,7 @@ from evalrunner.read.tools import parse_tool
 from evalrunner.summary import Summary
 from evalrunner.traces import parse_record
 
-from .strategies import grading_worlds
+from .strategies import grading_worlds, json_values
 
 EXAMPLES = 300
 
@@ -102,6 +103,41 @@ def test_the_fast_paths_and_the_general_path_agree(world):
         assert grader.grade_record(record, "a:1") == fresh.grade(parse_record(record, "a:1"))
         if record is canonical:
             assert fast is cp.exactly_canonical
+
+
+REPLIES = json_values(4).filter(lambda v: not (isinstance(v, dict) and "error" in v))
+"""Replies that do not say the call failed (a result's `error` makes an errored attempt)."""
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(world=grading_worlds(), data=st.data())
+def test_adding_reply_evidence_never_changes_a_verdict(world, data):
+    """The calls' replies are evidence on the rules (`summary.reply_evidence`), read by no
+    verdict: the same runs with a `result` on any of their calls grade the same, label for
+    label, and the summary's numbers other than the evidence stay as they were."""
+    grader, _, records = build(world)
+    fresh = Grader(grader.tools, grader.cases, registry=BUILTINS)
+    without, with_replies = Summary(), Summary()
+    for n, record in enumerate(records):
+        replied = {
+            **record,
+            "calls": [
+                {**c, "result": data.draw(REPLIES)}
+                if "result" not in c and data.draw(st.booleans())
+                else c
+                for c in record["calls"]
+            ],
+        }
+        a = grader.grade_record(record, f"runs.jsonl:{n + 1}")
+        b = fresh.grade_record(replied, f"runs.jsonl:{n + 1}")
+        assert isinstance(a, RunResult) and isinstance(b, RunResult)
+        assert a._replace(replies=()) == b._replace(replies=())
+        without.add(a, (0, n))
+        with_replies.add(b, (0, n))
+    x, y = without.to_json(), with_replies.to_json()
+    for key in ("reply_evidence", "reply_confirmed"):
+        x.pop(key), y.pop(key)
+    assert x == y
 
 
 def test_a_false_failure_without_a_shape_is_reported_loudly(monkeypatch):

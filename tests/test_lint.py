@@ -875,3 +875,47 @@ def test_case_ids_that_only_look_different_are_a_lint_warning(tmp_path):
     found = [f for f in lint(CLI_DATA / "tools", cases).findings if f.code == "case-ids-look-alike"]
     assert [f.path for f in found] == ["$[1].id", "$[2].id"]  # "cafe" is another word
     assert found[0].severity == "warning"
+
+
+def test_case_value_breaking_its_format_is_reported(tmp_path):
+    """jsonschema does not check `format`; a rule ignores a run's value that breaks it, so a
+    case's value that breaks it is reported (SPEC "Precise readings")."""
+    since = {"type": "string", "format": "date-time", "x-eval-norm": "instant"}
+    root = corpus(
+        tmp_path,
+        {"search_logs": obj(since=since)},
+        [case("search_logs", {"since": "2026-03-14T09:00:00"})],
+    )
+    f = only(run_lint(root))
+    assert_finding(
+        f, "case-args-invalid", str(root / "cases" / "cases.json"), "$[0].accept[0][0].args.since"
+    )
+    assert "'2026-03-14T09:00:00' is not a date-time (no offset)" in f.message
+
+
+def test_run_values_the_schema_rejects_are_counted_and_listed(tmp_path):
+    since = {"type": "string", "format": "date-time", "x-eval-norm": "instant"}
+    runs = [
+        {
+            "run_id": f"r{i}",
+            "case_id": "c1",
+            "calls": [{"tool": "search_logs", "args": {"since": v}}],
+        }
+        for i, v in enumerate(["2026-03-14T09:00:00", "2026-03-14T09:00:00Z", "2026-03-14"])
+    ]
+    root = corpus(
+        tmp_path,
+        {"search_logs": obj(since=since)},
+        [case("search_logs", {"since": "2026-03-14T09:00:00Z"})],
+        runs,
+    )
+    assert run_lint(root).findings == ()  # without traces there is nothing to count
+    f = only(run_lint(root, traces=True))
+    assert_finding(
+        f,
+        "run-value-rejected",
+        str(root / "tools" / "search_logs.json"),
+        "$.parameters.properties.since",
+    )
+    assert "2 run value(s) break the schema's format" in f.message
+    assert f"{root / 'traces'}" in f.message and ".jsonl:1" in f.message

@@ -74,21 +74,26 @@ def annotations() -> set[Key]:
     return found
 
 
-def carried() -> set[Key]:
-    """The annotations that absorb a difference of some false failure of the corpus."""
+def carried_by_case() -> dict[Key, set[str]]:
+    """The annotations that absorb a difference of some false failure of the corpus, each with
+    the cases of those runs."""
     items = Collect()
     score(load_config(ROOT / "tools", ROOT / "cases"), [ROOT / "traces"], writer=items)
-    found = set()
+    found: dict[Key, set[str]] = {}
     for r in items.items:
         if not isinstance(r, RunResult) or r.verdict != "false_failure":
             continue
         for c in r.calls:
             for d in c.comparison.diffs if c.comparison is not None else ():
                 if d.kind == "absorbed" and d.norm not in PREDICATES:  # a case's, not a tool's
-                    found.add(("rule", c.tool, d.param, d.norm or ""))
+                    found.setdefault(("rule", c.tool, d.param, d.norm or ""), set()).add(r.case_id)
                 elif d.kind == "default":
-                    found.add(("default", c.tool, d.param, ""))
+                    found.setdefault(("default", c.tool, d.param, ""), set()).add(r.case_id)
     return found
+
+
+def carried() -> set[Key]:
+    return set(carried_by_case())
 
 
 def proposed(report) -> set[Key]:
@@ -116,13 +121,19 @@ def ties(report, stripped_all: set[Key]) -> set[Key]:
 
 def test_recall_and_precision_are_what_the_docs_say(report):
     stripped_all, found = annotations(), proposed(report)
-    needed = {k for k in carried() if k[3] != "any"}  # never proposed (SPEC)
-    free_text = len({k for k in carried() if k[3] == "any"})
+    by_case = carried_by_case()
+    # never proposed (SPEC): the rule `any`, and a default only one case's runs show
+    one_case = {k for k, cases in by_case.items() if k[0] == "default" and len(cases) < 2}
+    needed = {k for k in by_case if k[3] != "any" and k not in one_case}
+    free_text = len({k for k in by_case if k[3] == "any"})
     assert needed <= stripped_all
     hit, right, tied = len(found & needed), len(found & stripped_all), ties(report, stripped_all)
     assert (hit + len(tied & needed)) / len(needed) >= 0.95
     assert (right + len(tied)) / len(found) >= 0.95
-    aside = f" (and {free_text} free-text `any`, which it never proposes)" if free_text else ""
+    left = [f"{free_text} free-text `any`"] if free_text else []
+    if one_case:
+        left.append(f"{len(one_case)} defaults only one case's runs show")
+    aside = f" (and {' and '.join(left)}, which it never proposes)" if left else ""
     sentence = (
         f"{len(stripped_all)} annotations stripped, `suggest` proposes {len(found)} rules and "
         f"defaults: of the {len(needed)} that carry the corpus's false failures{aside}, it "
@@ -173,7 +184,9 @@ def test_the_headline_is_a_full_regrade(report, config, stripped):
     )
     assert gains == report.gains_if_all_applied
     assert sum(1 for r in safe if not r.true_pass) == report.true_failed_if_safe_applied
-    assert report.true_failed_if_safe_applied < report.summary.true_failed_runs / 2
+    # Under half once the `set`s' repeats were gains; narrowest first (SPEC), repeats that
+    # `unordered_list` reads apart are what `set` would merge, never its gains.
+    assert report.true_failed_if_safe_applied < report.summary.true_failed_runs * 0.6
 
 
 def test_jobs_give_the_same_suggestions(report, config, stripped):

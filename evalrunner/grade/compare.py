@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 from ..jsonvalue import canon_key, json_eq, short_json
 from ..model import FALSE_FAILURE_SHAPES, MISSING, InputError, NormSpec, Param, Tool
 from .norms import Normalizer, Rule, bind, load_registry
+from .validity import Breach, Validity
 
 DiffKind = Literal["absorbed", "default", "mismatch"]
 
@@ -46,6 +47,8 @@ class Diff:
     expected_norm: Any = MISSING
     note: str | None = None
     """Why a rule did not apply to one of the values, when it did not."""
+    breaks: str | None = None
+    """The schema keyword a run's value breaks (`format`, `type`, ...): compared as JSON only."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +106,18 @@ class Node:
     """A step's `judge` predicate on the run's value here (then `rule` is the parameter's own,
     which `one_of` compares under). Comparisons with it are not symmetric: the run's call is
     `a`, the step `e`."""
+    validity: Validity | None = None
+    """What the node's schema accepts, on an active node (where a rule could read the value)."""
+
+
+REJECTED = "\x00evalrun: a value its schema rejects"
+"""The key of a checked value's normal form when its schema rejects it: `{REJECTED: value}` equals
+only the forms of JSON-equal values, so no rule makes it equal to a different one."""
+
+
+def breach(value: Any, node: Node) -> Breach | None:
+    """How a run's `value` breaks the schema of `node`; None when accepted (or nothing to check)."""
+    return node.validity.breach(value) if node.validity is not None else None
 
 
 Override = NormSpec | Predicate | None
@@ -155,13 +170,14 @@ def compile_param(
         active=active,
         stable=stable,
         predicate=predicate,
+        validity=Validity.of(param) if active else None,
     )
-    if param.default is not MISSING:
-        node = replace(node, default_norm=normalize(param.default, node))
+    if param.default is not MISSING:  # the tool's own value: not checked (lint checks it)
+        node = replace(node, default_norm=normalize(param.default, node, checked=False))
     return node
 
 
-def _inner(value: Any, node: Node) -> Any:
+def _inner(value: Any, node: Node, checked: bool) -> Any:
     """`value` with the rules below `node` applied and default-valued properties dropped."""
     if not node.active:
         return value
@@ -172,69 +188,91 @@ def _inner(value: Any, node: Node) -> Any:
             if child is None:
                 out[k] = x
                 continue
-            nx = normalize(x, child) if child.active else x
+            nx = normalize(x, child, checked) if child.active else x
             if child.default is not MISSING and json_eq(nx, child.default_norm):
                 continue  # a stated default is the same as an omitted parameter
             out[k] = nx
         return out
     if node.items is not None and node.items.active and type(value) is list:
-        return [normalize(x, node.items) for x in value]
+        return [normalize(x, node.items, checked) for x in value]
     return value
 
 
-def normalize(value: Any, node: Node) -> Any:
-    """The canonical form of `value` under `node`: equal forms mean equivalent values."""
-    value = _inner(value, node)
+def normalize(value: Any, node: Node, checked: bool = False) -> Any:
+    """The canonical form of `value` under `node`: equal forms mean equivalent values.
+
+    `checked`: the value is a run's, so a value its schema rejects is kept out of every rule
+    (its form is `{REJECTED: value}`). A case's or a tool's own value is not checked (SPEC), and
+    neither is a value whose schema a caller has checked itself (lint's law checks).
+    """
+    if checked and node.validity is not None and node.validity.breach(value) is not None:
+        return {REJECTED: value}
+    value = _inner(value, node, checked)
     if node.rule is not None:
         value = node.rule.apply(value)[0]
     return value
 
 
-def equivalent(a: Any, e: Any, node: Node) -> bool:
+def equivalent(a: Any, e: Any, node: Node, ca: bool = True, ce: bool = True) -> bool:
     """Whether `a` and `e` mean the same under `node` (docs/semantics.md, "Equivalence").
 
-    JSON-equal values are equivalent; else a value with its own rule compares the rule's forms of
-    its inner-normalized sides; an object without one, property by property (a property on one
-    side only must be equivalent to its declared default); a list without one, item by item.
-    Equal normal forms always mean equivalent values; the converse holds where `node.stable`.
+    JSON-equal values are equivalent; else a checked side (`ca`, `ce`: a run's value) its schema
+    rejects is equivalent to nothing else; else a value with its own rule compares the rule's
+    forms of its inner-normalized sides; an object without one, property by property (a property
+    on one side only must be equivalent to its declared default); a list without one, item by
+    item. Equal normal forms always mean equivalent values; the converse holds where `node.stable`.
     """
     if json_eq(a, e):
         return True
     if not node.active:
         return False
+    validity = node.validity
+    if validity is not None and (
+        (ca and validity.breach(a) is not None) or (ce and validity.breach(e) is not None)
+    ):
+        return False
     if node.predicate is not None:
         return node.predicate.test(a)[0]
     rule = node.rule
     if rule is not None:
-        return json_eq(rule.apply(_inner(a, node))[0], rule.apply(_inner(e, node))[0])
+        return json_eq(rule.apply(_inner(a, node, ca))[0], rule.apply(_inner(e, node, ce))[0])
     if type(a) is dict and type(e) is dict:
         props = node.props
         for k in a.keys() | e.keys():
             child = props.get(k)
             if child is not None and child.predicate is not None and not (k in a and k in e):
-                if not _absent_passes(a, k, child):
+                if not _absent_passes(a, k, child, ca):
                     return False
             elif k in a and k in e:
-                if not (json_eq(a[k], e[k]) if child is None else equivalent(a[k], e[k], child)):
+                if not (
+                    json_eq(a[k], e[k]) if child is None else equivalent(a[k], e[k], child, ca, ce)
+                ):
                     return False
             elif (
                 child is None
                 or child.default is MISSING
-                or not equivalent(a[k] if k in a else e[k], child.default, child)
+                or not (
+                    equivalent(a[k], child.default, child, ca, False)
+                    if k in a
+                    else equivalent(e[k], child.default, child, ce, False)
+                )
             ):
                 return False
         return True
     if type(a) is list and type(e) is list and node.items is not None and len(a) == len(e):
         items = node.items
-        return all(equivalent(x, y, items) for x, y in zip(a, e))
+        return all(equivalent(x, y, items, ca, ce) for x, y in zip(a, e))
     return False
 
 
-def _absent_passes(a: Mapping[str, Any], k: str, node: Node) -> bool:
+def _absent_passes(a: Mapping[str, Any], k: str, node: Node, checked: bool = True) -> bool:
     """A predicate on a parameter one side leaves out: the run's value is tested, and a run that
-    omits it is tested on the declared default (no default: it fails)."""
+    omits it is tested on the declared default (no default: it fails). A run's value its schema
+    rejects passes no predicate (`checked`)."""
     assert node.predicate is not None
     if k in a:
+        if checked and breach(a[k], node) is not None:
+            return False
         return node.predicate.test(a[k])[0]
     return node.default is not MISSING and node.predicate.test(node.default)[0]
 
@@ -275,22 +313,32 @@ class ToolPlan:
         return cls(None, name, Node(param=Param(path="", schema={})))
 
     def canonical(self, args: Any) -> Any:
-        return normalize(args, self.root) if self.active else args
+        return normalize(args, self.root, True) if self.active else args
 
-    def key(self, args: Any) -> Any:
-        """Equal keys mean equivalent arguments; unless `pairwise`, the converse holds too."""
-        return canon_key(normalize(args, self.root) if self.active else args)
+    def key(self, args: Any, *, checked: bool = True) -> Any:
+        """Equal keys mean equivalent arguments; unless `pairwise`, the converse holds too.
 
-    def equivalent(self, actual: Any, expected: Any) -> bool:
-        """`compare(actual, expected).equal`, without the explanation."""
-        return equivalent(actual, expected, self.root)
+        `checked`: the arguments are a run's (values their schema rejects are kept out of the
+        rules); a case's steps are keyed unchecked (`rejects` says when that makes a difference).
+        """
+        return canon_key(normalize(args, self.root, checked) if self.active else args)
 
-    def compare(self, actual: Any, expected: Any) -> Comparison:
-        """Equivalent or not, with every difference explained."""
+    def rejects(self, args: Any) -> bool:
+        """Whether some value of `args` that a rule could read breaks its schema."""
+        return self.active and self.key(args) != self.key(args, checked=False)
+
+    def equivalent(self, actual: Any, expected: Any, *, checked: bool = True) -> bool:
+        """`compare(actual, expected).equal`, without the explanation. `actual` is a run's;
+        `checked` says whether `expected` is one too (a step's values are not checked)."""
+        return equivalent(actual, expected, self.root, True, checked)
+
+    def compare(self, actual: Any, expected: Any, *, checked: bool = True) -> Comparison:
+        """Equivalent or not, with every difference explained. `actual` is a run's call's
+        arguments; `checked` says whether `expected` is a run's too (False for a case's step)."""
         if json_eq(actual, expected):
             return EXACT
         diffs: list[Diff] = []
-        equal = _explain(actual, expected, self.root, "", diffs)
+        equal = _explain(actual, expected, self.root, "", diffs, True, checked)
         return Comparison(equal=equal, exact=False, diffs=tuple(diffs))
 
 
@@ -303,10 +351,13 @@ def args_equivalent(
 ) -> Comparison:
     """Whether `actual` means the same as `expected` to `tool`, with every difference explained.
 
+    `actual` is a run's: a value of it that its schema rejects is compared as JSON only;
+    `expected` is a case's, whose values are not checked (SPEC "Precise readings").
+
     Compiles the tool's rules on each call; grading code compiles a `ToolPlan` once instead.
     """
     plan = ToolPlan.compile(tool, registry if registry is not None else load_registry())
-    return plan.compare(actual, expected)
+    return plan.compare(actual, expected, checked=False)
 
 
 # --------------------------------------------------------------------------------- explanation
@@ -324,10 +375,35 @@ def _blank(node: Node) -> Node:
     return Node(param=Param(path=f"{node.param.path}[]", schema={}))
 
 
-def _explain(a: Any, e: Any, node: Node, path: str, out: list[Diff]) -> bool:
-    """Append how `a` and `e` differ under `node`; True when they are equivalent."""
+def _explain(
+    a: Any, e: Any, node: Node, path: str, out: list[Diff], ca: bool = True, ce: bool = True
+) -> bool:
+    """Append how `a` and `e` differ under `node`; True when they are equivalent.
+
+    `ca`, `ce`: whether each side is a run's value, checked against the schema (`equivalent`)."""
     if json_eq(a, e):
         return True
+    if node.validity is not None:
+        found = (node.validity.breach(a) if ca else None) or (
+            node.validity.breach(e) if ce else None
+        )
+        if found is not None:
+            rule_name = node.rule.name if node.rule is not None else None
+            note = f"{found.message}: the schema's {found.keyword} rejects it, so no rule applies"
+            out.append(
+                Diff(
+                    path,
+                    node.param.path,
+                    "mismatch",
+                    None,
+                    rule_name,
+                    a,
+                    e,
+                    note=note,
+                    breaks=found.keyword,
+                )
+            )
+            return False
     if node.predicate is not None:
         return _explain_predicate(a, e, node, path, out)
     rule = node.rule
@@ -338,28 +414,47 @@ def _explain(a: Any, e: Any, node: Node, path: str, out: list[Diff]) -> bool:
         if type(a) is dict and type(e) is dict:
             equal = True
             for k in sorted(a.keys() | e.keys()):
-                equal = _explain_property(a, e, k, node, path, out, equal=False) and equal
+                equal = _explain_property(a, e, k, node, path, out, ca, ce, equal=False) and equal
             return equal
         if type(a) is list and type(e) is list and len(a) == len(e):
             items = node.items or _blank(node)
             equal = True
             for i, (x, y) in enumerate(zip(a, e)):
-                equal = _explain(x, y, items, f"{path}[{i}]", out) and equal
+                equal = _explain(x, y, items, f"{path}[{i}]", out, ca, ce) and equal
             return equal
-        fa, fe = _inner(a, node), _inner(e, node)
+        fa, fe = _inner(a, node, ca), _inner(e, node, ce)
         out.append(Diff(path, node.param.path, "mismatch", None, None, a, e, fa, fe))
         return False
-    ia, ie = _inner(a, node), _inner(e, node)
+    ia, ie = _inner(a, node, ca), _inner(e, node, ce)
     fa, note_a = rule.apply(ia)
     fe, note_e = rule.apply(ie)
     if not json_eq(fa, fe):
-        note = "; ".join(n for n in (note_a, note_e) if n) or None
-        out.append(Diff(path, node.param.path, "mismatch", None, rule.name, a, e, fa, fe, note))
+        notes: list[str] = [n for n in (note_a, note_e) if n]
+        inside = (_breach_inside(a, node, path) if ca else None) or (
+            _breach_inside(e, node, path) if ce else None
+        )
+        if inside is not None:  # `tags: ["db", "NET"]` under `set`, its items an enum
+            notes.append(f"{inside[0]}: {inside[1].message} (the schema's {inside[1].keyword})")
+        out.append(
+            Diff(
+                path,
+                node.param.path,
+                "mismatch",
+                None,
+                rule.name,
+                a,
+                e,
+                fa,
+                fe,
+                "; ".join(notes) or None,
+                inside[1].keyword if inside is not None else None,
+            )
+        )
         return False
     reordered = not json_eq(ia, ie)
     if reordered:
         out.append(Diff(path, node.param.path, "absorbed", rule.cls, rule.name, a, e, fa, fe))
-    _explain_parts(a, e, node, path, out, reordered=reordered)
+    _explain_parts(a, e, node, path, out, ca, ce, reordered=reordered)
     return True
 
 
@@ -379,8 +474,31 @@ UNJUDGED_SHAPE = "unjudged"
 """The shape a predicate's differences contribute (SPEC "Shapes")."""
 
 
+def _breach_inside(value: Any, node: Node, path: str) -> tuple[str, Breach] | None:
+    """The first part of `value` below `node` (an item, a property) its schema rejects."""
+    if type(value) is dict:
+        for k in sorted(value):
+            child = node.props.get(k)
+            if child is not None:
+                found = breach(value[k], child)
+                if found is not None:
+                    return _join(path, k), found
+                deeper = _breach_inside(value[k], child, _join(path, k))
+                if deeper is not None:
+                    return deeper
+    elif type(value) is list and node.items is not None:
+        for i, x in enumerate(value):
+            found = breach(x, node.items)
+            if found is not None:
+                return f"{path}[{i}]", found
+            deeper = _breach_inside(x, node.items, f"{path}[{i}]")
+            if deeper is not None:
+                return deeper
+    return None
+
+
 def _explain_parts(
-    a: Any, e: Any, node: Node, path: str, out: list[Diff], *, reordered: bool
+    a: Any, e: Any, node: Node, path: str, out: list[Diff], ca: bool, ce: bool, *, reordered: bool
 ) -> None:
     """The differences inside two values the node's own rule made equal.
 
@@ -389,12 +507,12 @@ def _explain_parts(
     """
     if type(a) is dict and type(e) is dict:
         for k in sorted(a.keys() | e.keys()):
-            _explain_property(a, e, k, node, path, out, equal=True)
+            _explain_property(a, e, k, node, path, out, ca, ce, equal=True)
     elif type(a) is list and type(e) is list:
         items = node.items or _blank(node)
         if reordered:  # the list's own rule reordered it: pair elements by their normal form
             pairs = _pairs_by_form(
-                [normalize(x, items) for x in a], [normalize(x, items) for x in e]
+                [normalize(x, items, ca) for x in a], [normalize(x, items, ce) for x in e]
             )
         elif len(a) == len(e):
             pairs = list(zip(range(len(a)), range(len(e))))
@@ -402,7 +520,7 @@ def _explain_parts(
             return
         for i, j in pairs:
             sub: list[Diff] = []
-            if _explain(a[i], e[j], items, f"{path}[{i}]", sub):
+            if _explain(a[i], e[j], items, f"{path}[{i}]", sub, ca, ce):
                 out.extend(sub)
 
 
@@ -413,6 +531,8 @@ def _explain_property(
     node: Node,
     path: str,
     out: list[Diff],
+    ca: bool,
+    ce: bool,
     *,
     equal: bool,
 ) -> bool:
@@ -425,7 +545,24 @@ def _explain_property(
     here = _join(path, k)
     in_a, in_e = k in a, k in e
     if child is not None and child.predicate is not None and not (in_a and in_e):
-        ok = _absent_passes(a, k, child)
+        found = breach(a[k], child) if in_a and ca else None
+        if found is not None:  # a value the tool would reject passes no predicate
+            out.append(
+                Diff(
+                    here,
+                    child.param.path,
+                    "mismatch",
+                    None,
+                    child.predicate.name,
+                    a[k],
+                    e.get(k, MISSING),
+                    note=f"{found.message}: the schema's {found.keyword} rejects it, so no rule "
+                    "applies",
+                    breaks=found.keyword,
+                )
+            )
+            return False
+        ok = _absent_passes(a, k, child, ca)
         if ok or not equal:
             value = a[k] if in_a else child.default
             note = (
@@ -464,13 +601,14 @@ def _explain_property(
         return False
     if in_a and in_e:
         sub: list[Diff] = []
-        same = _explain(a[k], e[k], child, here, sub)
+        same = _explain(a[k], e[k], child, here, sub, ca, ce)
         if same or not equal:
             out.extend(sub)
         return same
     present = a[k] if in_a else e[k]
-    if child.default is not MISSING and equivalent(present, child.default, child):
-        form = normalize(present, child)
+    checked = ca if in_a else ce
+    if child.default is not MISSING and equivalent(present, child.default, child, checked, False):
+        form = normalize(present, child, checked)
         out.append(
             Diff(
                 here,
@@ -487,9 +625,9 @@ def _explain_property(
         # A default restated in another encoding contributes that encoding too.
         sub = []
         if in_a:
-            _explain(present, child.default, child, here, sub)
+            _explain(present, child.default, child, here, sub, ca, False)
         else:
-            _explain(child.default, present, child, here, sub)
+            _explain(child.default, present, child, here, sub, False, ce)
         out.extend(d for d in sub if d.kind != "mismatch")
         return True
     if not equal:

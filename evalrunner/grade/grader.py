@@ -47,10 +47,12 @@ from ..model import (
 )
 from ..read.cases import step_label
 from ..traces import call_args, call_tool, is_errored, parse_args, parse_record, run_id_of
+from .absorb import Absorber
 from .compare import EXACT, Comparison, ToolPlan
 from .effects import EffectResult, check_all
 from .judge import step_plan
 from .norms import Normalizer, load_registry
+from .replies import Observation, ReplyPlan
 from .trajectory import (
     FIT_EQUIVALENT,
     FIT_EXACT,
@@ -116,6 +118,9 @@ class CallResult(NamedTuple):
     """Not exactly equal to any step of the canonical sequence (graded in isolation)."""
     shapes: tuple[str, ...] = ()
     """The false-failure shapes that explain this call's reported failure, if it failed only there."""
+    absorbable: bool = False
+    """A `mismatch` that differs from its step only where a built-in rule the tool does not
+    declare would absorb the difference (`absorb.py`): what `evalrun suggest` could find."""
 
     @property
     def true_failed(self) -> bool:
@@ -148,6 +153,9 @@ class RunResult(NamedTuple):
     internal_error: str | None = None
     """A verdict the grader cannot explain, which is a bug of the grader (a false failure without
     a shape): the summary reports it as an internal error. None for every run graded right."""
+    replies: tuple[Observation, ...] = ()
+    """What the run's calls' replies say about the declared rules (`replies.py`): evidence for
+    the summary, read by no verdict."""
 
 
 class _CallsGrade(NamedTuple):
@@ -209,6 +217,10 @@ class _CasePlan:
     judged: bool = False
     """Some step has a `judge`: calls and steps are related pairwise."""
     forbid: tuple[tuple[Forbid, ToolPlan], ...] = ()
+    unchecked: bool = False
+    """A step holds a value its schema rejects. A case's values are not checked (SPEC "Precise
+    readings"), so a call can be equivalent to such a step without sharing its key (a run's
+    JSON-equal value is rejected): the case is graded pairwise."""
 
 
 class _Interned(NamedTuple):
@@ -226,7 +238,7 @@ class _Interned(NamedTuple):
 class _C:
     """A call prepared for grading: its exact key now, its canonical key when it is needed."""
 
-    __slots__ = ("call", "eq", "exact", "ident", "index", "plan")
+    __slots__ = ("call", "eq", "exact", "ident", "index", "plan", "rejects", "step")
 
     def __init__(
         self, index: int, call: Call, plan: ToolPlan, exact: Any, ident: int | None = None
@@ -238,6 +250,10 @@ class _C:
         self.eq: Any = exact
         self.ident = ident
         """The call's spelling id in the call table; None when it is not in it."""
+        self.step = False
+        """A case's step, whose values are not checked against the schema: it is keyed unchecked."""
+        self.rejects = False
+        """A step with a value its schema rejects (`ToolPlan.rejects`): its key does not decide."""
 
 
 class Grader:
@@ -266,8 +282,13 @@ class Grader:
         self._calls: dict[tuple[str, Any], _Interned] = {}
         self._ids: dict[Any, int] = {}
         self._next_id = 0
-        self._comparisons: dict[tuple[int, ...], Comparison] = {}
-        self._equivalences: dict[tuple[int, ...], bool] = {}
+        self.replies = ReplyPlan(self.tools, registry)
+        """Reply evidence on the declared rules (`replies.py`); no rule, no evidence."""
+        self.absorber: Absorber | None = Absorber(registry)
+        """Counts the failing calls a built-in rule would absorb; None where nobody reads the
+        count (suggest's what-ifs)."""
+        self._comparisons: dict[tuple[Any, ...], Comparison] = {}
+        self._equivalences: dict[tuple[Any, ...], bool] = {}
         self._registry = registry
         for case in self.cases.values():
             if any(step.judge and step.tool in self.tools for seq in case.accept for step in seq):
@@ -320,6 +341,7 @@ class Grader:
             reads=reads,
             judged=any(s.judge and s.tool in self.tools for seq in case.accept for s in seq),
             forbid=tuple((f, self.plan(f.tool)) for f in case.forbid),
+            unchecked=any(item.rejects for seq in seqs for item in seq.items),
         )
 
     def _seq(self, case: Case, all_steps: tuple[Step, ...], indices: Sequence[int]) -> _Seq:
@@ -336,10 +358,12 @@ class Grader:
                 plan = step_plan(s, self.tools.get(s.tool), plan, self._registry, where)
                 key = (s.tool, object())  # a key of its own: only `_same` relates it to calls
             else:
-                key = (s.tool, plan.key(s.args))
+                key = (s.tool, plan.key(s.args, checked=False))  # a case's values: unchecked
             eq.append(key)
             item = _C(j, Call(s.tool, s.args), plan, exact[j], ids[j])
             item.eq = key
+            item.step = True
+            item.rejects = plan.rejects(s.args)
             items.append(item)
         return _Seq(
             steps,
@@ -390,17 +414,22 @@ class Grader:
 
     def _compare(self, c: _C, other: _C) -> Comparison:
         """`c`'s arguments explained against `other`'s (a step, or the call `c` repeats), once per
-        spelling pair; a judged step explains by its own plan."""
+        spelling pair; a judged step explains by its own plan. A step's values are not checked
+        against the schema (SPEC "Precise readings"); a repeated call's are."""
         plan = other.plan if other.plan.judged else c.plan
+        checked = not other.step
         ident = other.ident
         if c.ident is None or ident is None:
-            return plan.compare(c.call.args, other.call.args)
-        key = (c.ident, ident, id(plan)) if plan.judged else (c.ident, ident)
+            return plan.compare(c.call.args, other.call.args, checked=checked)
+        key: tuple[Any, ...] = (c.ident, ident, checked)
+        if plan.judged:
+            key = (*key, id(plan))
         found = self._comparisons.get(key)
         if found is None:
             if len(self._comparisons) >= COMPARISONS_SIZE:
                 self._comparisons = _newer_half(self._comparisons)
-            found = self._comparisons[key] = plan.compare(c.call.args, other.call.args)
+            found = plan.compare(c.call.args, other.call.args, checked=checked)
+            self._comparisons[key] = found
         return found
 
     def _same(self, x: _C, y: _C) -> bool:
@@ -408,32 +437,47 @@ class Grader:
 
         Equal canonical keys say yes at once; for a `pairwise` tool, different keys do not say no
         (`{"amount": 25}` and `{"amount": 25.0}` under `money_cents`), so the arguments are
-        compared, once per pair of spellings.
+        compared, once per pair of spellings. A run's call against a case's step compares by the
+        step's plan (a judged step's own), with the step's values unchecked; a step whose values
+        its schema all accepts is decided by its key unless the tool is `pairwise`.
         """
         if x.eq == y.eq:
             return True
-        plan = y.plan  # a judged step's own, when `y` is one; else the tool's
         if (
-            not plan.pairwise
-            or x.call.tool != y.call.tool
+            x.call.tool != y.call.tool
             or x.call.malformed is not None
             or y.call.malformed is not None
         ):
             return False
-        if x.exact == y.exact:
-            return True  # JSON-equal
-        if x.ident is None or y.ident is None:
-            return plan.equivalent(x.call.args, y.call.args)
-        key: tuple[int, ...]
-        if plan.judged:  # not symmetric: the run's call, then the step
-            key = (x.ident, y.ident, id(plan))
+        pair: tuple[Any, ...]
+        if y.step or x.step:  # a run's call against a case's step
+            call, step = (x, y) if y.step else (y, x)
+            plan = step.plan
+            if not (plan.pairwise or plan.judged or step.rejects):
+                return False  # the step's values are all accepted: its key decides
+            if call.exact == step.exact:
+                return True  # JSON-equal
+            if call.ident is None or step.ident is None:
+                return plan.equivalent(call.call.args, step.call.args, checked=False)
+            pair = (call.ident, -1 - step.ident)
+            if plan.judged:  # not symmetric, and the judged plan is the step's own
+                pair = (*pair, id(plan))
         else:
-            key = (x.ident, y.ident) if x.ident < y.ident else (y.ident, x.ident)
-        found = self._equivalences.get(key)
+            plan = x.plan
+            if not plan.pairwise:
+                return False
+            if x.exact == y.exact:
+                return True  # JSON-equal
+            if x.ident is None or y.ident is None:
+                return plan.equivalent(x.call.args, y.call.args)
+            call, step = x, y
+            pair = (x.ident, y.ident) if x.ident < y.ident else (y.ident, x.ident)
+        found = self._equivalences.get(pair)
         if found is None:
             if len(self._equivalences) >= COMPARISONS_SIZE:
                 self._equivalences = _newer_half(self._equivalences)
-            found = self._equivalences[key] = plan.equivalent(x.call.args, y.call.args)
+            found = plan.equivalent(call.call.args, step.call.args, checked=not step.step)
+            self._equivalences[pair] = found
         return found
 
     def _prepare(
@@ -535,8 +579,28 @@ class Grader:
                 self._memo = _newer_half(self._memo)
             self._memo[key] = graded
         world = record.get("world", MISSING)
+        replies: tuple[Observation, ...] = ()
+        rules = self.replies.rules
+        if rules:
+            # most calls carry no result: only those that do are looked at again
+            replied = [
+                (tool, c.args, raw["result"], c.id)
+                for raw, c, e in zip(raw_calls, interned, errored)
+                if "result" in raw
+                and not e
+                and c.malformed is None
+                and (tool := call_tool(raw)) is not None
+                and tool in rules
+            ]
+            if replied:
+                replies = self.replies.observe(replied)
         return _finish(
-            run_id_of(record, source), source, case, graded, MISSING if world is None else world
+            run_id_of(record, source),
+            source,
+            case,
+            graded,
+            MISSING if world is None else world,
+            replies,
         )
 
     def grade(self, run: Run) -> RunResult | TraceError:
@@ -548,8 +612,20 @@ class Grader:
             return TraceError(
                 run.source, f"unknown case {run.case_id!r} (not in the cases directory)"
             )
+        replies: tuple[Observation, ...] = ()
+        if self.replies.rules:
+            replies = self.replies.observe(
+                (c.tool, c.args, c.result, None)
+                for c in run.calls
+                if not c.errored and c.malformed is None
+            )
         return _finish(
-            run.run_id, run.source, case, self._grade_calls(run.calls, case, None), run.world
+            run.run_id,
+            run.source,
+            case,
+            self._grade_calls(run.calls, case, None),
+            run.world,
+            replies,
         )
 
     def _grade_calls(
@@ -574,7 +650,7 @@ class Grader:
 
         `keys=False` grades pairwise even where keys alone would do; tests compare both paths.
         """
-        pairwise = not keys or cp.judged or any(c.plan.pairwise for c in calls)
+        pairwise = not keys or cp.judged or cp.unchecked or any(c.plan.pairwise for c in calls)
         same = self._same if pairwise else None
         mode = cp.case.match
         live = [c for c in calls if not c.call.errored]
@@ -593,6 +669,16 @@ class Grader:
             calls, writes, live, cp, aligned_to, mode, redundant, same, self._compare
         )
         forbidden = any(r.label == "forbidden" for r in labels)
+        absorber, steps = self.absorber, cp.seqs[aligned_to].steps
+        for i, r in enumerate(labels):
+            if (
+                absorber is not None
+                and r.label == "mismatch"
+                and r.step is not None
+                and r.reason is None  # not out of order, breaks no schema
+                and absorber.absorbs(calls[i].plan, calls[i].call.args, steps[r.step].args)
+            ):
+                labels[i] = r._replace(absorbable=True)
         shapes: tuple[str, ...] = ()
         if matched is not None and not reported_pass and not redundant and not forbidden:
             shapes = _false_failure_shapes(calls, live, cp, matched, mode, labels, same)
@@ -621,7 +707,14 @@ class Grader:
         )
 
 
-def _finish(run_id: str, source: str, case: Case, graded: _CallsGrade, world: Any) -> RunResult:
+def _finish(
+    run_id: str,
+    source: str,
+    case: Case,
+    graded: _CallsGrade,
+    world: Any,
+    replies: tuple[Observation, ...] = (),
+) -> RunResult:
     """The run's verdicts: its calls' grade with its effects checked on its world."""
     effects = check_all(case.effects, world) if case.effects else ()
     effects_ok = all(r.ok is not False for r in effects)
@@ -671,6 +764,7 @@ def _finish(run_id: str, source: str, case: Case, graded: _CallsGrade, world: An
         effects,
         graded.suspects if matched is not None and not effects_ok else (),
         internal_error=internal_error,
+        replies=replies,
     )
 
 
@@ -1043,6 +1137,8 @@ def _label(
             label = "mismatch"
             if comparison.equal:
                 reason = f"matches step {step}, out of order"
+            else:
+                reason = _breach_reason(comparison)
         elif outside_allowed or (mode == "prefix" and position[i] >= len(seq.steps)):
             label = "extra"
         else:
@@ -1067,6 +1163,14 @@ def _label(
             shapes = _call_shapes(r.label, r.comparison, k, labels, r.repeats)
             labels[p] = r._replace(shapes=shapes)
     return labels, [(seq.orig[j], seq.steps[j]) for j in missing_steps]
+
+
+def _breach_reason(comparison: Comparison) -> str | None:
+    """For a mismatch: the values of the call its schema rejects, which no rule could read."""
+    found = [d for d in comparison.diffs if d.breaks is not None]
+    if not found:
+        return None
+    return "; ".join(f"{d.path} breaks its schema's {d.breaks}" for d in found)
 
 
 def _call_shapes(

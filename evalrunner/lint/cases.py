@@ -11,7 +11,9 @@ from typing import Final
 import regex
 
 from ..grade.compare import normalize
-from ..model import Case
+from ..grade.validity import FORMATS, format_problem
+from ..model import Case, Param
+from ..pointer import Loc
 from ..read.cases import step_label
 from .findings import Finding, cut, finding
 from .laws import raised
@@ -48,6 +50,19 @@ def check_case(case: Case, tools: Mapping[str, ToolSite], out: list[Finding]) ->
                     f"case {case.id!r}: {label} {step.tool}: {cut(e.message)}",
                     "the case is wrong, not the agent: correct the expected args so the tool "
                     "would accept them (or the schema, if the tool really accepts this)",
+                    case.line,
+                )
+            )
+        for path, message in format_breaches(step.args, tool.tool.params):
+            # jsonschema does not check `format`; the grader reads it (SPEC "Precise readings")
+            out.append(
+                finding(
+                    "case-args-invalid",
+                    case.file,
+                    (*args_at, *path),
+                    f"case {case.id!r}: {label} {step.tool}: {message}",
+                    "the case is wrong, not the agent: write the value as the schema's format "
+                    "says (a run's value written like this is compared as JSON only, no rule)",
                     case.line,
                 )
             )
@@ -111,3 +126,25 @@ def look_alike_ids(cases: Mapping[str, Case], out: list[Finding]) -> None:
                     case.line,
                 )
             )
+
+def format_breaches(args: object, root: Param) -> list[tuple[Loc, str]]:
+    """The strings in `args` that break their parameter's `format` (`date-time`, `date`,
+    `time`, RFC 3339), with their path in `args`."""
+    found: list[tuple[Loc, str]] = []
+
+    def walk(value: object, param: Param, path: Loc) -> None:
+        fmt = param.schema.get("format")
+        if fmt in FORMATS and type(value) is str:
+            problem = format_problem(fmt, value)
+            if problem is not None:
+                found.append((path, f"{value!r} is not a {fmt} ({problem})"))
+        if param.properties and type(value) is dict:
+            for k, x in value.items():
+                if k in param.properties:
+                    walk(x, param.properties[k], (*path, k))
+        elif param.items is not None and type(value) is list:
+            for i, x in enumerate(value):
+                walk(x, param.items, (*path, i))
+
+    walk(args, root, ())
+    return found

@@ -57,6 +57,9 @@ CODES: Final[dict[str, Code]] = {
     "case-ids-look-alike": Code(
         "warning", "case ids that differ only by Unicode form, case or an invisible character"
     ),
+    "run-value-rejected": Code(
+        "warning", "runs send values their parameter's schema rejects, where a rule stands"
+    ),
     # info
     "norm-unexercised": Code("info", "no value in the cases or traces exercises the rule"),
     "any-rule": Code("info", "a parameter whose values are not judged (the rule any)"),

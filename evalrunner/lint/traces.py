@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from ..grade.compare import breach
 from ..model import TraceError
 from ..traces import Reading, read_runs
 from ..traces.lines import Skipped, trace_files
@@ -24,6 +25,9 @@ def read_traces(
     runs = calls = with_norms = unreadable = 0
     called = dict.fromkeys(tools, 0)
     skipped: list[Skipped] = []
+    rejected: dict[tuple[str, str, str], list[str]] = {}
+    """(tool, parameter, keyword) -> the sources of the run values that break it (counted all,
+    the first few kept)."""
     files = trace_files(paths, skipped=skipped)  # as score lists them, and what it leaves out
     for s in skipped:
         out.append(
@@ -53,7 +57,27 @@ def read_traces(
                 continue
             for p, value, _path in values(call.args, tool):
                 assert p.node.rule is not None
+                found = breach(value, p.node)
+                if found is not None:
+                    seen = rejected.setdefault((call.tool, p.param.path, found.keyword), [])
+                    seen.append(item.source if len(seen) < 3 else "")
+                    continue  # the rule never reads it: no law to check on it
                 p.evidence.check_once(p.node.rule, p.bare, value, item.source)
+    for (tool_name, param, keyword), sources in sorted(rejected.items()):
+        site = tools[tool_name]
+        where = next(s for s in site.params.values() if s.param.path == param)
+        shown = ", ".join(s for s in sources if s)
+        out.append(
+            finding(
+                "run-value-rejected",
+                site.file,
+                where.loc,
+                f"{tool_name}.{param}: {len(sources)} run value(s) break the schema's {keyword} "
+                f"(e.g. {shown}); the rule does not read them, so each is compared as JSON only",
+                f"if the tool really accepts such values, widen the schema's {keyword}; if not, "
+                "these runs fail honestly (the agent sent what the tool should reject)",
+            )
+        )
     for name, site in tools.items():
         if called[name] == 0:
             out.append(

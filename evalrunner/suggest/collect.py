@@ -24,6 +24,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from ..grade.grader import Grader, RunResult
+from ..grade.replies import digest
 from ..jsonvalue import dumps as json_dumps
 from ..jsonvalue import loads
 from ..model import Call, Case, Tool, TraceError
@@ -32,6 +33,7 @@ from ..summary import Summary
 from ..traces import Reading, call_args, parse_args
 from .encodings import CensusPlan, census_of, census_plan
 from .params import Steps
+from .sample import ReplySample
 
 EXAMPLES = 3
 """Runs kept per group as examples (the earliest)."""
@@ -170,6 +172,8 @@ class Batch:
     census: Counter[CensusKey] = field(default_factory=Counter)
     errors: list[tuple[str, str]] = field(default_factory=list)
     """Every unscoreable line, (`file:line`, reason), in input order."""
+    replies: ReplySample = field(default_factory=ReplySample)
+    """The calls with a recorded reply, sampled per (case, tool): evidence on each suggestion."""
 
     def merge(self, other: Batch) -> None:
         for key, group in other.groups.items():
@@ -180,6 +184,7 @@ class Batch:
                 mine.merge(group)
         self.census.update(other.census)
         self.errors.extend(other.errors)
+        self.replies.merge(other.replies)
 
 
 _GroupNote = tuple[GroupKey, bool, int, tuple[tuple[int, int], ...], str, str, str, str]
@@ -208,6 +213,7 @@ class Observer(Grader):
         """For each run graded since, the length `_found` had after its calls."""
         self._notes: list[tuple[int, _GroupNote]] = []
         """(run number since the last batch, note) for the runs a what-if can move."""
+        self._replies = ReplySample()
 
     def grade_record(self, record: Any, source: str) -> RunResult | TraceError:
         result = super().grade_record(record, source)
@@ -228,6 +234,9 @@ class Observer(Grader):
             errored = c.label == "errored"
             if not errored:
                 found.append(self._encodings(c.tool, text))
+                raw = raw_calls[i]
+                if "result" in raw and c.label != "malformed" and c.tool in self.tools:
+                    self._reply(result, c.tool, args, raw["result"])
             if recorded is not None:
                 recorded.append((c.tool, text, errored))
         if recorded is not None:
@@ -239,6 +248,18 @@ class Observer(Grader):
             replies = _replies(raw_calls, labels)
             self._notes.append((len(self._ends), (*note, result.run_id, result.source, replies)))
         self._ends.append(len(found))
+
+    def _reply(self, result: RunResult, tool: str, args: Any, reply: Any) -> None:
+        """Sample a call with a recorded reply (its arguments parsed: the grader's table)."""
+        try:
+            parsed = self._intern(tool, args)
+            spelling = digest(parsed.args)
+        except TypeError:
+            return
+        if parsed.malformed is None:
+            self._replies.add(
+                result.case_id, tool, parsed.args, spelling, reply, result.run_id, result.source
+            )
 
     def drain(self, items: list[RunResult | TraceError]) -> Batch:
         """The batch `items` (the results graded since the last call, in order), summarized.
@@ -271,6 +292,7 @@ class Observer(Grader):
                     group = batch.groups[key] = Group(key[0], key[1], ok, aligned_to, mismatched)
                 group.count(status, run_id, source, replies)
         batch.errors = [(e.source, e.error) for e in items if type(e) is TraceError]
+        batch.replies, self._replies = self._replies, ReplySample()
         return batch
 
     def _encodings(self, tool: str, text: Any) -> tuple[CensusKey, ...]:
@@ -363,6 +385,7 @@ class Corpus:
     errors: tuple[tuple[str, str], ...]
     tools: dict[str, Tool]
     cases: dict[str, Case]
+    replies: ReplySample = field(default_factory=ReplySample)
 
 
 def collect(
@@ -397,4 +420,5 @@ def collect(
         tuple(batch.errors),
         config.tools,
         config.cases,
+        batch.replies,
     )

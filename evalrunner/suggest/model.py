@@ -16,17 +16,82 @@ KINDS = ("rule", "default", "alternate", "tighten")
 
 
 @dataclass(frozen=True)
+class Narrower:
+    """Values a narrower rule of the family reads and finds different, which a wider rule would
+    equate: the wider rule's risk (SPEC `risk.narrower_differs`)."""
+
+    rule: str
+    calls: int
+    examples: tuple[Example, ...]
+
+
+@dataclass(frozen=True)
+class ReplyCall:
+    run_id: str
+    source: str
+    value: Any
+    """The call's value at the parameter (MISSING: the call leaves it out)."""
+    reply: str
+    """The reply as the trace recorded it, as compact JSON (cut)."""
+
+
+@dataclass(frozen=True)
+class ReplyPair:
+    """Two recorded calls of one case that differ only where the suggestion equates them."""
+
+    case_id: str
+    first: ReplyCall
+    second: ReplyCall
+
+
+@dataclass(frozen=True)
+class Replies:
+    """What the tools' replies say of a suggestion: pairs of calls of one case to the tool whose
+    arguments differ only where it equates them, by equal or different replies."""
+
+    agree: int = 0
+    differ: int = 0
+    examples: tuple[ReplyPair, ...] = ()
+    """Pairs whose replies differ, the earliest first."""
+    sampled: bool = False
+    """The bounded sample of calls per case and tool was full: some calls were not compared."""
+
+
+@dataclass(frozen=True)
 class Risk:
-    """Among the runs a suggestion would pass: what the recorded worlds say against it."""
+    """Among the runs a suggestion would pass: what the recorded worlds say against it; and,
+    for a rule, what the narrower rules, the parameter's description and the replies say."""
 
     effects_failed: int = 0
     """Runs whose world fails an effect assertion: the suggestion would make false passes."""
     unverified: int = 0
     """Runs of a case with effect assertions that recorded no world: nothing says either way."""
+    narrower_differs: tuple[Narrower, ...] = ()
+    description: str | None = None
+    """The words of the parameter's description that say otherwise (`case-sensitive`)."""
+    replies_differ: int = 0
+    """Pairs of calls whose replies differ (`Replies.differ`)."""
 
     @property
     def risky(self) -> bool:
-        return self.effects_failed > 0
+        """Any risk at all: `--write` writes only suggestions without one."""
+        return (
+            self.effects_failed > 0
+            or bool(self.narrower_differs)
+            or self.description is not None
+            or self.replies_differ > 0
+        )
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Which risks: `effects_failed`, `narrower_differs`, `description`, `replies_differ`."""
+        found = (
+            ("effects_failed", self.effects_failed > 0),
+            ("narrower_differs", bool(self.narrower_differs)),
+            ("description", self.description is not None),
+            ("replies_differ", self.replies_differ > 0),
+        )
+        return tuple(name for name, yes in found if yes)
 
 
 @dataclass(frozen=True)
@@ -45,6 +110,22 @@ class Evidence:
     examples: tuple[Example, ...]
     calls: int | None = None
     """Calls whose difference the suggestion absorbs (None for an alternate: whole runs)."""
+    replies: Replies | None = None
+    """What the tools' replies say (None for an alternate: its calls are other calls)."""
+
+    @property
+    def checked_by(self) -> tuple[str, ...]:
+        """What checked the suggestion beyond the argument check: `effects` (a recorded world
+        judged some run it would pass), `replies` (some pair of replies was compared)."""
+        found = []
+        if self.checked_worlds:
+            found.append("effects")
+        if self.replies is not None and (self.replies.agree or self.replies.differ):
+            found.append("replies")
+        return tuple(found)
+
+    checked_worlds: int = 0
+    """Of the runs it would pass, those whose recorded world was checked (held or failed)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +141,9 @@ class RuleSuggestion:
     evidence: Evidence
     gains: int
     risk: Risk
+    wider_merges: tuple[Narrower, ...] = ()
+    """Per wider rule of the family: the values this rule reads apart that it would equate
+    (`Narrower.rule` names the wider rule here)."""
 
     @property
     def param(self) -> str:

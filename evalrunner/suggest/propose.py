@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,7 @@ from .model import (
     DefaultSuggestion,
     Evidence,
     Example,
+    Narrower,
     Report,
     Risk,
     RuleSuggestion,
@@ -39,7 +41,8 @@ from .model import (
     TightenSuggestion,
 )
 from .params import Change, Steps, param_at
-from .rules import Choice, Entry, choose_rules
+from .replies import judge
+from .rules import Choice, Entry, choose_rules, description_says_otherwise
 from .sites import Mismatch, Site, mismatches
 from .whatif import Outcome, WhatIf
 
@@ -79,8 +82,12 @@ def propose(
         rules[name] = choose_rules(t, params, registry)
         chosen = {s: c.rule for s, c in rules[name].items()}
         for steps, (param, entries) in params.items():
+            if _under_any(t, steps):
+                continue  # SPEC: never a default for a parameter whose values are not judged
             d = choose_default(t, steps, param, entries, chosen, registry)
-            if d is not None:
+            # A default is a documented fact of the tool, not one case's wording (SPEC): the
+            # value must be stated, where the other side leaves it out, in two cases at least.
+            if d is not None and len(_cases_of(d.absorbed, stats[name][steps], groups)) >= 2:
                 defaults.setdefault(name, {})[steps] = d
 
     all_changes = [
@@ -94,7 +101,8 @@ def propose(
     explained = {
         id(m)
         for m in found
-        if together.plan(m.tool).key(m.actual) == together.plan(m.tool).key(dict(m.expected))
+        if together.plan(m.tool).key(m.actual)
+        == together.plan(m.tool).key(dict(m.expected), checked=False)
     }
 
     scored: list[Scored] = []
@@ -111,10 +119,25 @@ def propose(
             # most first; among as many, narrowest first (the order `counted` is in)
             others = tuple(sorted(((spec, n) for spec, n in counted if n), key=lambda o: -o[1]))
             change = Change(name, steps, norm=c.rule)
-            o = whatif.outcome([change])
+            # Runs whose only way to pass is values a narrower rule reads apart are the rule's
+            # risk, never its gains (SPEC `risk.narrower_differs`).
+            narrower, tainted = _narrower(c.narrower_differs, stats[name][steps], groups)
+            merges, _ = _narrower(
+                tuple((spec.name, keys) for spec, keys in c.wider_merges),
+                stats[name][steps],
+                groups,
+            )
+            param = param_at(config.tools[name].params, steps)
+            said = description_says_otherwise(c.rule.name, param) if param is not None else None
+            replies = judge(corpus.replies, config.tools[name], change, registry)
+            gains, risk, checked = _gains(whatif, [change], tainted)
+            risk = dataclasses.replace(
+                risk, narrower_differs=narrower, description=said, replies_differ=replies.differ
+            )
+            evidence = dataclasses.replace(evidence, replies=replies, checked_worlds=checked)
             scored.append(
                 RuleSuggestion(
-                    name, steps, c.rule, others, evidence.calls or 0, evidence, o.gains, _risk(o)
+                    name, steps, c.rule, others, evidence.calls or 0, evidence, gains, risk, merges
                 )
             )
     for name, by_steps in defaults.items():
@@ -122,10 +145,12 @@ def propose(
             evidence = _evidence(d.absorbed, stats[name][steps], explained, groups)
             if evidence is None:
                 continue
-            o = whatif.outcome([Change(name, steps, default=d.value)])
-            scored.append(
-                DefaultSuggestion(name, steps, d.value, evidence, o.gains, _risk(o), d.others)
-            )
+            change = Change(name, steps, default=d.value)
+            replies = judge(corpus.replies, config.tools[name], change, registry)
+            gains, risk, checked = _gains(whatif, [change], set())
+            risk = dataclasses.replace(risk, replies_differ=replies.differ)
+            evidence = dataclasses.replace(evidence, replies=replies, checked_worlds=checked)
+            scored.append(DefaultSuggestion(name, steps, d.value, evidence, gains, risk, d.others))
 
     # Alternates among the runs the rules and defaults proposed leave failing, grouped by
     # their calls as a grader with those rules sees them.
@@ -138,9 +163,8 @@ def propose(
             alt.case_id, alt.steps, Evidence(alt.runs, examples), 0, Risk()
         )
         o = whatif.outcome((), [suggestion.accepted])
-        scored.append(
-            AlternateSuggestion(alt.case_id, alt.steps, suggestion.evidence, o.gains, _risk(o))
-        )
+        evidence = dataclasses.replace(suggestion.evidence, checked_worlds=o.gains)
+        scored.append(AlternateSuggestion(alt.case_id, alt.steps, evidence, o.gains, _risk(o)))
 
     tighten = _tighten(config, corpus, [s for s in scored if isinstance(s, RuleSuggestion)])
     listed: list[Suggestion] = [*_ordered(scored), *tighten]
@@ -164,6 +188,28 @@ def propose(
         if tool or kinds
         else propose_case_keys(config.tools, config.cases, registry, groups),
     )
+
+
+def _under_any(tool: Any, steps: Steps) -> bool:
+    """Whether the parameter at `steps`, or one holding it, declares the rule `any`."""
+    for n in range(len(steps) + 1):
+        p = param_at(tool.params, steps[:n])
+        if p is not None and p.norm is not None and p.norm.name == "any":
+            return True
+    return False
+
+
+def _cases_of(
+    keys: Collection[Any], stats: Mapping[Any, _SiteStats], groups: Sequence[Group]
+) -> set[str]:
+    """The cases whose runs show one of the sites `keys` names."""
+    return {
+        groups[i].case_id
+        for key in keys
+        if key in stats
+        for m in stats[key].mismatches
+        for i in m.occurrences
+    }
 
 
 def _site_stats(
@@ -234,6 +280,54 @@ def _evidence(
 
 def _risk(o: Outcome) -> Risk:
     return Risk(o.effects_failed, o.unverified)
+
+
+def _narrower(
+    by_rule: Sequence[tuple[str, frozenset[Any]]],
+    stats: Mapping[Any, _SiteStats],
+    groups: Sequence[Group],
+) -> tuple[tuple[Narrower, ...], set[int]]:
+    """Per rule, the sites it names (values one rule reads apart that another would equate),
+    counted in calls with examples; and the groups that show one of them (their passing would
+    be a wider rule's risk, never its gain)."""
+    found = []
+    tainted: set[int] = set()
+    for name, keys in by_rule:
+        calls = 0
+        first: dict[int, Site] = {}
+        for key in keys:
+            s = stats.get(key)
+            if s is None:
+                continue
+            for m in s.mismatches:
+                for i, n in m.occurrences.items():
+                    calls += n * groups[i].runs
+                    tainted.add(i)
+                    first.setdefault(i, s.site)
+        examples = []
+        for i in sorted(first)[:EXAMPLES]:
+            run_id, source = groups[i].examples[0]
+            examples.append(Example(run_id, source, first[i].actual, first[i].expected))
+        if calls:
+            found.append(Narrower(name, calls, tuple(examples)))
+    return tuple(found), tainted
+
+
+def _gains(
+    whatif: WhatIf, changes: Sequence[Change], tainted: Collection[int]
+) -> tuple[int, Risk, int]:
+    """(gains, risk from the worlds, runs gained whose world was checked) of the changes, the
+    `tainted` groups left out."""
+    _, now = whatif.regrade(changes)
+    gains = effects_failed = unverified = checked = 0
+    for i, ok in now.items():
+        g = whatif.groups[i]
+        if ok and not g.calls_ok and i not in tainted:
+            gains += g.runs
+            effects_failed += g.effects_failed
+            unverified += g.unverified
+            checked += g.checked + g.effects_failed
+    return gains, Risk(effects_failed, unverified), checked
 
 
 def _applied(suggestions: Iterable[Suggestion]) -> tuple[list[Change], list[Any]]:

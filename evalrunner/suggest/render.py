@@ -72,6 +72,15 @@ def suggestion_json(s: Suggestion) -> dict[str, Any]:
             "evidence": _evidence_json(s.evidence),
             "gains": s.gains,
             "risk": _risk_json(s),
+            # after SPEC's keys: what a wider rule of the family would also merge
+            "wider_merges": [
+                {
+                    "rule": n.rule,
+                    "calls": n.calls,
+                    "examples": [_example_json(x) for x in n.examples],
+                }
+                for n in s.wider_merges
+            ],
         }
     if isinstance(s, DefaultSuggestion):
         return {
@@ -109,6 +118,9 @@ def _evidence_json(e: Evidence) -> dict[str, Any]:
     out: dict[str, Any] = {} if e.calls is None else {"calls": e.calls}
     out["runs"] = e.runs
     out["examples"] = [_example_json(x) for x in e.examples]
+    if e.replies is not None:
+        out["replies_agree"] = e.replies.agree
+    out["checked_by"] = list(e.checked_by)
     return out
 
 
@@ -121,8 +133,43 @@ def _example_json(x: Example) -> dict[str, Any]:
     return out
 
 
-def _risk_json(s: Scored) -> dict[str, int]:
-    return {"effects_failed": s.risk.effects_failed, "unverified": s.risk.unverified}
+def _risk_json(s: Scored) -> dict[str, Any]:
+    r = s.risk
+    out: dict[str, Any] = {"effects_failed": r.effects_failed, "unverified": r.unverified}
+    if isinstance(s, AlternateSuggestion):
+        return out
+    if isinstance(s, RuleSuggestion):
+        out["narrower_differs"] = [
+            {"rule": n.rule, "calls": n.calls, "examples": [_example_json(x) for x in n.examples]}
+            for n in r.narrower_differs
+        ]
+        out["description"] = r.description
+    out["replies_differ"] = r.replies_differ
+    replies = s.evidence.replies
+    if replies is not None and replies.examples:
+        out["replies_differ_examples"] = [
+            {
+                "case_id": p.case_id,
+                "calls": [
+                    {
+                        "run_id": c.run_id,
+                        "source": c.source,
+                        "value": _value(c.value),
+                        "reply": c.reply,
+                    }
+                    for c in (p.first, p.second)
+                ],
+            }
+            for p in replies.examples
+        ]
+    if replies is not None and replies.sampled:
+        out["replies_sampled"] = True
+    out["risky"] = list(r.reasons)
+    return out
+
+
+def _value(value: Any) -> Any:
+    return None if value is MISSING else value
 
 
 def write_json(report: Report, out: IO[bytes]) -> None:
@@ -254,6 +301,21 @@ def _suggestion(console: Console, x: Scored) -> None:
     _para(console, _evidence_line(x), BODY)
     if isinstance(x, RuleSuggestion) and x.others:
         _para(console, "others: " + _others(x), BODY, "dim")
+    if isinstance(x, RuleSuggestion):
+        for n in x.wider_merges:
+            ex = n.examples[0] if n.examples else None
+            shown = (
+                f" ({short_json(ex.actual, 32)} vs {short_json(ex.expected, 32)}, {ex.source})"
+                if ex is not None
+                else ""
+            )
+            _para(
+                console,
+                f"{n.rule} would also equate {counted(n.calls, 'call')} that {x.rule.name} reads "
+                f"apart{shown}: not proposed for them.",
+                BODY,
+                "dim",
+            )
     if isinstance(x, DefaultSuggestion) and x.others:
         top = x.evidence.calls or 0
         seen = ", ".join(f"{short_json(v, 40)} in {counted(n, 'call')}" for v, n in x.others)
@@ -262,15 +324,10 @@ def _suggestion(console: Console, x: Scored) -> None:
     if isinstance(x, AlternateSuggestion):
         line = json_dumps(_steps_json(x)).decode()
         console.print(Text(BODY + line), soft_wrap=True)
-    if x.risk.risky:
-        _para(
-            console,
-            f"risky: {_n(x.risk.effects_failed)} of the {_runs(x.gains)} it would pass "
-            "fail an effect assertion: it would make false passes. Doubt it first.",
-            BODY,
-            "red",
-        )
-    elif x.risk.unverified:
+    for line in _risk_lines(x):
+        _para(console, line, BODY, "red")
+    _para(console, "checked by: " + _checked(x), BODY, "dim")
+    if not x.risk.risky and x.risk.unverified:
         _para(
             console,
             f"{_n(x.risk.unverified)} of the {_runs(x.gains)} it would pass recorded no world "
@@ -284,6 +341,62 @@ def _suggestion(console: Console, x: Scored) -> None:
             "count in the total with all applied).",
             BODY,
         )
+
+
+def _checked(x: Scored) -> str:
+    """What checked the suggestion beyond the arguments: effects, replies, or nothing."""
+    e = x.evidence
+    parts = []
+    if "effects" in e.checked_by:
+        parts.append(f"effects ({counted(e.checked_worlds, 'run')} with a checked world)")
+    if e.replies is not None and "replies" in e.checked_by:
+        r = e.replies
+        parts.append(
+            f"replies ({counted(r.agree, 'pair')} agree, {_n(r.differ)} differ"
+            + (", sampled" if r.sampled else "")
+            + ")"
+        )
+    if not parts:
+        return "nothing: no world recorded and no replies to compare (unverified)"
+    return ", ".join(parts)
+
+
+def _risk_lines(x: Scored) -> list[str]:
+    """One line per risk the suggestion carries."""
+    r = x.risk
+    out = []
+    if r.effects_failed:
+        out.append(
+            f"risky: {_n(r.effects_failed)} of the {_runs(x.gains)} it would pass "
+            "fail an effect assertion: it would make false passes. Doubt it first."
+        )
+    for n in r.narrower_differs:
+        ex = n.examples[0] if n.examples else None
+        shown = (
+            f" ({short_json(ex.actual, 32)} vs {short_json(ex.expected, 32)}, {ex.source})"
+            if ex is not None
+            else ""
+        )
+        out.append(
+            f"risky: {n.rule}, narrower, reads {counted(n.calls, 'call')} apart that this rule "
+            f"would equate{shown}; not counted as gains."
+        )
+    if r.description is not None:
+        out.append(f'risky: the parameter\'s description says "{r.description}".')
+    if r.replies_differ:
+        replies = x.evidence.replies
+        pair = replies.examples[0] if replies is not None and replies.examples else None
+        shown = ""
+        if pair is not None:
+            shown = (
+                f" ({short_json(_value(pair.first.value), 32)} and "
+                f"{short_json(_value(pair.second.value), 32)} in case {pair.case_id})"
+            )
+        out.append(
+            f"risky: {counted(r.replies_differ, 'pair')} of calls it would equate got different "
+            f"replies from the tool{shown}."
+        )
+    return out
 
 
 def _others(x: RuleSuggestion) -> str:

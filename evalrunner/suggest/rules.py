@@ -21,7 +21,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from ..grade.compare import Node, normalize
-from ..grade.norms import Normalizer, zone
+from ..grade.norms import Normalizer, Rule, bind, zone
 from ..jsonvalue import MISSING, json_eq
 from ..model import NormSpec, Param, Tool
 from .encodings import encoding_of
@@ -44,6 +44,21 @@ NARROWEST_FIRST = (
 absorb the same difference: a multiset before a set; a number by value before money or a duration
 (which also read units or text); a point in time before its date, before its month. Unrelated
 rules (casefold and month, say) never absorb the same difference, so their order does not matter."""
+
+FAMILIES = (("instant", "date", "month"), ("unordered_list", "set"))
+"""Rules each wider than the one before it: every pair of values the narrower equates, the wider
+does too. Along a family the narrowest that absorbs any difference is proposed (SPEC); a value
+pair a narrower rule reads and finds different is the wider rule's risk, never its gain: `date`
+over `instant` equates `09:00:00Z` and `09:00:00+01:00`, an hour apart."""
+
+
+def narrower_than(name: str) -> tuple[str, ...]:
+    """The rules of `name`'s family narrower than it, narrowest first."""
+    for family in FAMILIES:
+        if name in family:
+            return family[: family.index(name)]
+    return ()
+
 
 READ_ENCODINGS = frozenset({"month", "date", "instant", "money_cents", "duration_secs", "number"})
 """Rules that read a value's encoding. Their evidence is a difference between two values written
@@ -102,14 +117,66 @@ class Choice:
     others: tuple[tuple[NormSpec, frozenset[Any]], ...]
     """The other rules that absorb some of the differences, with the keys of the sites each
     absorbs, most first."""
+    narrower_differs: tuple[tuple[str, frozenset[Any]], ...] = ()
+    """Per narrower rule of the family (`FAMILIES`), the keys of the sites the chosen rule would
+    absorb that it reads and finds different: the chosen rule's risk, left out of `absorbed`."""
+    wider_merges: tuple[tuple[NormSpec, frozenset[Any]], ...] = ()
+    """Per wider rule of the family, the keys of the sites it would absorb that the chosen rule
+    reads and finds different: what choosing the wider rule would merge."""
+
+
+def reads_apart(rule: Rule, site: Site) -> bool:
+    """Whether `rule` reads both values of a pair site and finds them different."""
+    if site.kind != "pair":
+        return False
+    fa, pa = rule.apply(site.actual)
+    fe, pe = rule.apply(site.expected)
+    return pa is None and pe is None and not json_eq(fa, fe)
 
 
 def absorbs(site: Site, node: Node) -> bool:
     """Whether `node` (the site's parameter, compiled) makes the site's two sides equivalent."""
+    # the call's value is a run's: a value its schema rejects is read by no rule (SPEC)
     if site.kind == "pair":
-        a, e = normalize(site.actual, node), normalize(site.expected, node)
+        a, e = normalize(site.actual, node, True), normalize(site.expected, node)
         return json_eq(a, e)
-    return node.default is not MISSING and json_eq(normalize(site.present, node), node.default_norm)
+    present = normalize(site.present, node, site.actual is not MISSING)
+    return node.default is not MISSING and json_eq(present, node.default_norm)
+
+
+_SAYS_OTHERWISE: dict[str, tuple[re.Pattern[str], ...]] = {
+    "casefold": (
+        re.compile(r"\bcase[- ]?sensitive\b", re.I),
+        re.compile(r"\bexact(ly)?\b", re.I),
+        re.compile(r"\bverbatim\b", re.I),
+    ),
+    "date": (
+        re.compile(r"\btime[- ]?stamps?\b", re.I),
+        re.compile(r"\bdate[- ]?times?\b", re.I),
+        re.compile(r"\binstants?\b", re.I),
+    ),
+    "unordered_list": (re.compile(r"\border (matters|is kept|counts)\b", re.I),),
+}
+_SAYS_OTHERWISE["month"] = _SAYS_OTHERWISE["date"]
+_SAYS_OTHERWISE["set"] = (
+    *_SAYS_OTHERWISE["unordered_list"],
+    re.compile(r"\bduplicates? (matter|count)\b", re.I),
+)
+
+
+def description_says_otherwise(rule: str, param: Param) -> str | None:
+    """The words of the parameter's description that contradict `rule` (SPEC `risk.description`):
+    `casefold` where it says case-sensitive or exact; `date` or `month` where it says
+    timestamp, date-time or instant; a multiset or set where it says order matters. None when
+    it says nothing against it. ("Case-insensitive" is not "case-sensitive".)"""
+    text = param.schema.get("description")
+    if not isinstance(text, str):
+        return None
+    for pattern in _SAYS_OTHERWISE.get(rule, ()):
+        found = pattern.search(text)
+        if found is not None:
+            return found.group(0)
+    return None
 
 
 def choose_rules(
@@ -150,10 +217,39 @@ def choose_rules(
                 scored.append((calls, rank, spec, absorbed))
         if not scored:
             continue
-        scored.sort(key=lambda x: (-x[0], x[1]))
-        calls, _, spec, absorbed = scored[0]
-        others = tuple((s, keys) for _, _, s, keys in scored[1:])
-        chosen[steps] = Choice(steps, spec, absorbed, calls, others)
+        # Along a family only the narrowest that absorbs anything may be chosen; the wider ones
+        # are listed with it (SPEC: narrowest first).
+        absorbing = {x[2].name for x in scored}
+        choosable = [x for x in scored if not absorbing & set(narrower_than(x[2].name))]
+        choosable.sort(key=lambda x: (-x[0], x[1]))
+        calls, _, spec, absorbed = choosable[0]
+        differs = []
+        for name in narrower_than(spec.name):
+            if name not in registry:
+                continue
+            narrower = bind(NormSpec(name), registry)
+            keys = frozenset(
+                e.site.key
+                for e in entries
+                if e.site.key in absorbed and reads_apart(narrower, e.site)
+            )
+            if keys:
+                differs.append((name, keys))
+        if differs:
+            taken = frozenset().union(*(keys for _, keys in differs))
+            absorbed = absorbed - taken
+            calls = sum(e.calls for e in entries if e.site.key in absorbed)
+        others = tuple((s, keys) for _, _, s, keys in scored if s != spec)
+        own = bind(spec, registry, fields=frozenset(param.properties))
+        merges = []
+        for _, _, wider, keys in scored:
+            if spec.name in narrower_than(wider.name):
+                apart = frozenset(
+                    e.site.key for e in entries if e.site.key in keys and reads_apart(own, e.site)
+                )
+                if apart:
+                    merges.append((wider, apart))
+        chosen[steps] = Choice(steps, spec, absorbed, calls, others, tuple(differs), tuple(merges))
     return chosen
 
 

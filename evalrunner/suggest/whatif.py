@@ -175,6 +175,7 @@ class WhatIf:
         # compiling forty tools for every what-if would cost more than the regrade.
         grader.plans = {**self.base.plans, **grader.plans}
         grader.tools = changed
+        grader.absorber = None  # a what-if reads verdicts only, not the first-contact count
         return grader
 
     def _regrade(

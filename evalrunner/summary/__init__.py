@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..grade.grader import RunResult
+from ..grade.replies import ReplyEvidence
 from ..model import VERDICTS, Tool, TraceError
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from .groups import MAX_GROUPS, NO_GROUP, OTHER_GROUP
@@ -67,6 +68,8 @@ class Summary:
     """Calls graded: every call but `extra` ones (outside the sequence, allowed by the mode)."""
     all_calls: int = 0
     calls_with_norms: int = 0
+    absorbable_calls: int = 0
+    """Failing calls a built-in rule the tool does not declare would absorb (`CallResult.absorbable`)."""
     unscoreable: int = 0
     reported_failed_runs: int = 0
     reported_failed_calls: int = 0
@@ -114,6 +117,8 @@ class Summary:
     notes: list[tuple[Order, str]] = field(default_factory=list)
     """The earliest warnings about single records (a pattern that ran out of time on a reply):
     (order, text naming `file:line`); the scoring adds them to `warnings`."""
+    replies: ReplyEvidence = field(default_factory=ReplyEvidence)
+    """The tools' replies as evidence on the declared rules (`summary.reply_evidence`)."""
 
     @classmethod
     def for_tools(
@@ -180,6 +185,8 @@ class Summary:
                 self.effects_failed += e.ok is False
         for s in r.suspects:
             self.suspects[s] += 1
+        if r.replies:
+            self.replies.add(r.case_id, r.replies, order, r.run_id, r.source)
         norm_tools = self.tools_norm_names
         for c in r.calls:
             self.all_calls += 1
@@ -198,6 +205,8 @@ class Summary:
             if c.true_failed:
                 self.true_failed_calls += 1
                 stats.true_failed_calls += 1
+            if c.absorbable:
+                self.absorbable_calls += 1
             if c.shapes:
                 stats.falsely_failed_calls += 1
             for shape in c.shapes:
@@ -261,6 +270,7 @@ class Summary:
             "calls",
             "all_calls",
             "calls_with_norms",
+            "absorbable_calls",
             "unscoreable",
             "reported_failed_runs",
             "reported_failed_calls",
@@ -294,6 +304,7 @@ class Summary:
         self._bound()
         self.internal = sorted(self.internal + other.internal)[:MAX_ERROR_EXAMPLES]
         self.notes = sorted(self.notes + other.notes)[:MAX_ERROR_EXAMPLES]
+        self.replies.merge(other.replies)
         return self
 
     def finish(self) -> Summary:
@@ -330,6 +341,7 @@ class Summary:
 
     def _json(self) -> dict[str, Any]:
         """The summary object of SPEC "Results JSON" (with `internal_errors` when there are any)."""
+        doubt, confirmed = self.replies.to_json()
         out: dict[str, Any] = {
             "runs": self.runs,
             "calls": self.calls,
@@ -360,10 +372,13 @@ class Summary:
                 {"tool": t, "param": p, "norm": n, "runs": k}
                 for (t, p, n), k in sorted(self.suspects.items(), key=lambda kv: (-kv[1], kv[0]))
             ],
+            "reply_evidence": doubt,
+            "reply_confirmed": confirmed,
             "coverage": {
                 "tools": self.tools,
                 "tools_with_norms": self.tools_with_norms,
                 "call_share_with_norms": self.rate(self.calls_with_norms, self.all_calls),
+                "absorbable_calls": self.absorbable_calls,
             },
             "by_tool": [
                 {

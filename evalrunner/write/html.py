@@ -29,7 +29,7 @@ from ..jsonvalue import kept
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary.trials import shown_ks
 from ..words import plural, reported_legend
-from . import Output, WriterFormat
+from . import Output, WriterFormat, wording
 from .explain import explain, falsely_failed
 from .page import (
     COLORS,
@@ -224,6 +224,7 @@ def render_page(
         _trials(s),
         _tools(s),
         _suspects(s),
+        _replies(s),
         _coverage(s),
         _unscoreable(s, errors),
         _runs(s, runs, sample),
@@ -323,17 +324,13 @@ def _headline(s: dict[str, Any]) -> str:
         ],
         title="runs by verdict",
     )
-    reported_passed = runs - (rep.get("failed_runs") or 0)
-    words = (
-        f"Of {n(rep.get('failed_runs'))} {plural(rep.get('failed_runs'), 'run')} exact-match failed, "
-        f"{n(v.get('false_failure'))} were correct (false failures); of {n(reported_passed)} it "
-        f"passed, {n(v.get('false_pass'))} were wrong (false passes). {n(v.get('fail'))} "
-        f"{plural(v.get('fail'), 'run')} failed both checks."
-    )
+    words = wording.headline(s)
+    suggest = wording.suggest_line(s)
+    then = f"<p class=warn><b>{esc(suggest)}</b></p>" if suggest is not None else ""
     return (
         f"<section id=headline><h2>Reported vs true</h2><div class=cards>{cards}</div>{chart}"
         f"<p class=muted>{esc(reported_legend(s.get('reported_reading')))}</p>"
-        f"<h3>Runs by verdict</h3>{verdicts}<p>{esc(words)}</p></section>"
+        f"<h3>Runs by verdict</h3>{verdicts}<p>{esc(words)}</p>{then}</section>"
     )
 
 
@@ -548,6 +545,32 @@ def _suspects(s: dict[str, Any]) -> str:
         "through these rules while the recorded world says the run failed: doubt the rule "
         "first.</p>" + table(["parameter", "rule", "runs"], rows, "llr") + "</section>"
     )
+
+
+def _replies(s: dict[str, Any]) -> str:
+    """The rules the tools' replies put in doubt (`summary.reply_evidence`), beside the suspects."""
+    doubts = wording.reply_rows(s)
+    confirmed = wording.confirmed_line(s)
+    if not doubts and confirmed is None:
+        return ""
+    body = ""
+    if doubts:
+        rows = [
+            [
+                f"<code>{esc(p)}</code>",
+                f"<code>{esc(r)}</code>",
+                num(("reply_evidence", i, "pairs_differ"), n(d)),
+                num(("reply_evidence", i, "pairs_agree"), n(a)),
+                esc(ex),
+            ]
+            for i, (p, r, d, a, ex) in enumerate(doubts[:MAX_ROWS])
+        ]
+        body += f"<p class=warn>{esc(wording.REPLY_INTRO.capitalize())}.</p>" + table(
+            ["parameter", "rule", "pairs differ", "agree", "example"], rows, "llrrl"
+        )
+    if confirmed is not None:
+        body += f"<p class=muted>{esc(confirmed)}.</p>"
+    return f"<section id=replies><h2>{esc(wording.REPLY_TITLE)}</h2>{body}</section>"
 
 
 def _coverage(s: dict[str, Any]) -> str:

@@ -211,6 +211,14 @@ def _properties(s: dict[str, Any], extra: list[tuple[str, Any]] | None = None) -
     props += [
         (f"false_passes.{x}", (s.get("false_passes") or {}).get(x, 0)) for x in FALSE_PASS_SHAPES
     ]
+    # the rules the tools' replies put in doubt, beside the suspects: one property each
+    for x in s.get("reply_evidence") or []:
+        props.append(
+            (
+                f"reply_evidence.{x.get('tool')}.{x.get('param')}.{x.get('norm')}",
+                f"{x.get('pairs_differ')} pairs differ, {x.get('pairs_agree')} agree",
+            )
+        )
     trials = s.get("trials")
     if isinstance(trials, dict):
         ks = trials.get("pass_hat_k") or []

@@ -17,7 +17,7 @@ from typing import Any
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary.trials import shown_ks
 from ..words import counted, graded_calls, plural, reported_legend
-from . import Output, WriterFormat
+from . import Output, WriterFormat, wording
 from .explain import falsely_failed
 from .report import ReportWriter, RunJson
 
@@ -67,7 +67,6 @@ def render(
 ) -> str:
     s = summary
     rep, tru = s.get("reported") or {}, s.get("true") or {}
-    v = s.get("verdicts") or {}
     runs = s.get("runs") or 0
     calls = s.get("calls")
     made = s.get("all_calls")
@@ -99,13 +98,10 @@ def render(
     )
     out += ["", f"<sub>{md(reported_legend(s.get('reported_reading')))}</sub>", ""]
     reported_failed = rep.get("failed_runs") or 0
-    out += [
-        f"Of {_n(reported_failed)} {plural(reported_failed, 'run')} exact-match failed, "
-        f"{_n(v.get('false_failure'))} were correct (false failures); of "
-        f"{_n(runs - reported_failed)} it passed, {_n(v.get('false_pass'))} were wrong (false "
-        f"passes). {_n(v.get('fail'))} {plural(v.get('fail'), 'run')} failed both checks.",
-        "",
-    ]
+    out += [md(wording.headline(s)), ""]
+    suggest = wording.suggest_line(s)
+    if suggest is not None:
+        out += [f"**{md(suggest)}**", ""]
     examples = s.get("examples") or {}
     for title, key, names, whole, of in (
         (
@@ -162,6 +158,17 @@ def render(
             ],
             "llr",
         )
+    doubts = wording.reply_rows(s)
+    if doubts:
+        out += [f"**{wording.REPLY_TITLE}**: {wording.REPLY_INTRO}", ""]
+        out += _table(
+            ["parameter", "rule", "pairs differ", "agree", "example"],
+            [[md(p), md(r), _n(d), _n(a), md(ex)] for p, r, d, a, ex in doubts[:MAX_ROWS]],
+            "llrrl",
+        )
+    confirmed = wording.confirmed_line(s)
+    if confirmed is not None:
+        out += [md(confirmed), ""]
     c = s.get("coverage") or {}
     out += [
         f"**Coverage**: {_n(c.get('tools_with_norms'))} of {_n(c.get('tools'))} tools declare "

@@ -119,6 +119,9 @@ def params_to_json(comparison: Comparison) -> dict[str, Any]:
         notes = [d.note for d in diffs if d.note]
         if notes:
             entry["note"] = "; ".join(notes)
+        breaks = next((d.breaks for d in diffs if d.breaks), None)
+        if breaks is not None:  # the schema keyword the run's value breaks: no rule applied
+            entry["breaks"] = breaks
         out[path] = entry
     return out
 

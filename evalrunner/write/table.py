@@ -29,7 +29,7 @@ from ..summary import Summary
 from ..summary.trials import has_repeats, shown_ks, trials_json
 from ..terminal import SafeConsole, visible
 from ..words import counted, graded_calls, reported_legend
-from . import Output, WriterFormat
+from . import Output, WriterFormat, wording
 
 SHOW: dict[str, frozenset[str]] = {
     "failures": frozenset({"fail", "false_pass"}),
@@ -151,12 +151,11 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
     )
     console.print(rates)
     console.print(Text(reported_legend(s.reported_reading), style="dim"))
-    ff, fp = s.verdicts["false_failure"], s.verdicts["false_pass"]
-    console.print(
-        f"Of {counted(s.reported_failed_runs, 'run')} exact-match failed, {_n(ff)} were correct "
-        f"(false failures); of {_n(s.runs - s.reported_failed_runs)} it passed, {_n(fp)} were "
-        f"wrong (false passes). {counted(s.verdicts['fail'], 'run')} failed both checks."
-    )
+    as_json = s.to_json()
+    console.print(Text(wording.headline(as_json)))
+    suggest = wording.suggest_line(as_json)
+    if suggest is not None:
+        console.print(Text(suggest, style="bold"))
     console.print()
     _shape_table(
         console,
@@ -195,6 +194,7 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
         ]:
             table.add_row(Text(visible(f"{tool}.{param}")), Text(visible(norm)), _n(k))
         console.print(table)
+    _replies(console, as_json)
     console.print()
     console.print(
         f"[bold]Coverage[/bold]: {s.tools_with_norms} of {s.tools} tools declare equivalence "
@@ -212,6 +212,31 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
             console.print(
                 f"  … and {_n(s.unscoreable - len(s.errors))} more (--format json lists them all)"
             )
+
+
+def _replies(console: Console, s: dict[str, Any]) -> None:
+    """The rules the tools' replies put in doubt, beside the suspects."""
+    rows = wording.reply_rows(s)
+    confirmed = wording.confirmed_line(s)
+    if rows:
+        console.print()
+        console.print(Text.assemble((wording.REPLY_TITLE, "bold"), f": {wording.REPLY_INTRO}"))
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+        table.add_column("parameter")
+        table.add_column("rule")
+        table.add_column("pairs differ", justify="right")
+        table.add_column("agree", justify="right")
+        for param, norm, differ, agree, _ in rows[:10]:
+            table.add_row(Text(param), Text(norm), _n(differ), _n(agree))
+        console.print(table)
+        for param, _, _, _, example in rows[:10]:
+            if example:
+                text = f"e.g. {param}: {example}"
+                for line in textwrap.wrap(text, width=max(console.width - 6, 20)):
+                    console.print(Text("  " + line, style="dim"))
+    if confirmed is not None:
+        console.print()
+        console.print(Text(confirmed))
 
 
 def _shape_table(

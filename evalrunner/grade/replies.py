@@ -1,0 +1,386 @@
+"""Reply evidence: the tools' own replies as a check on the declared rules (SPEC "Normalizer
+suspects").
+
+A rule says two values mean the same to the tool. Where a run recorded no world, the tool's reply
+is the only witness: two recorded calls of one case to one tool whose arguments differ only where
+the rule equates them should get the same reply. Equal replies confirm the rule; different ones
+put it in doubt (`date` on a log search's `since`: a window an hour off returns other log lines).
+
+Per call, per declared rule of its tool: the call's *group* (its arguments with that one rule
+applied, nothing else: no other rule, no default), its *spelling* (the arguments as JSON) and its
+reply, each as a 64-bit digest. Two calls of one group with different spellings are a pair. The
+evidence changes no verdict: it is collected beside grading, from the calls' `result`s, which
+grading never reads.
+
+Memory is bounded: per (case, tool, rule), the `MAX_GROUPS` groups with the smallest digests, in
+each the `MAX_SPELLINGS` spellings with the smallest digests, in each up to `MAX_REPLIES` distinct
+replies, are kept (a bottom-k sample, so the same runs keep the same sample in any order and
+however `--jobs` splits them); `sampled` says when something was left out.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Final, NamedTuple
+
+import orjson
+
+from ..jsonvalue import MISSING, dumps, short_json
+from ..model import Param, Tool
+from .compare import Node, compile_param, normalize
+from .norms import Normalizer
+
+MAX_GROUPS: Final = 64
+"""Groups kept per (case, tool, rule)."""
+MAX_SPELLINGS: Final = 16
+"""Spellings kept per group."""
+MAX_REPLIES: Final = 16
+"""Distinct replies counted per spelling."""
+REPLY_CHARS: Final = 80
+"""A reply in an example is cut to this many characters of compact JSON."""
+_CACHE_SIZE: Final = 65_536
+"""Distinct calls whose groups are kept (a few small ints each); the older half goes when full."""
+
+
+def digest(value: Any) -> int:
+    """A 64-bit digest of a JSON value, the same in every process (unlike `hash`): two 32-bit
+    checksums of its sorted-key JSON. Not cryptographic: it tells replies and argument objects
+    apart, and a collision (about one in 2**64 for a pair) would only merge two of them."""
+    data = dumps(value, option=orjson.OPT_SORT_KEYS)
+    return (zlib.crc32(data) << 32) | zlib.adler32(data)
+
+
+def value_at(args: Any, path: str) -> Any:
+    """The value(s) at a parameter path in `args`: `since`, `filters.status`, `flights[].date`
+    (a list, one per item); MISSING when absent."""
+    value = args
+    parts = path.split(".") if path else []
+    for i, part in enumerate(parts):
+        if part.endswith("[]"):
+            name = part[:-2]
+            if name:
+                value = value.get(name, MISSING) if type(value) is dict else MISSING
+            if type(value) is not list:
+                return MISSING
+            rest = ".".join(parts[i + 1 :])
+            return [value_at(x, rest) if rest else x for x in value]
+        value = value.get(part, MISSING) if type(value) is dict else MISSING
+        if value is MISSING:
+            return MISSING
+    return value
+
+
+def _shown(args: Any, path: str) -> Any:
+    found = value_at(args, path)
+    return None if found is MISSING else found
+
+
+RuleKey = tuple[str, str, str]
+"""(tool, parameter, rule name)."""
+
+
+class Observation(NamedTuple):
+    """One call seen by one rule of its tool."""
+
+    rule: RuleKey
+    """(tool, parameter, rule name): one tuple per rule, shared by its observations."""
+    group: int
+    spelling: int
+    reply: int
+    value: Any
+    """The call's value at the parameter, for an example."""
+    reply_value: Any
+    """The reply as recorded, for an example (written cut, `REPLY_CHARS`)."""
+
+
+def _only(param: Param, target: Param) -> Param:
+    """`param`'s tree with the rule of `target` alone: every other rule and every default gone."""
+    return replace(
+        param,
+        norm=param.norm if param is target else None,
+        default=MISSING,
+        properties={k: _only(p, target) for k, p in param.properties.items()},
+        items=_only(param.items, target) if param.items is not None else None,
+    )
+
+
+class ReplyPlan:
+    """Per tool, one compiled tree per declared rule (that rule alone)."""
+
+    def __init__(self, tools: Mapping[str, Tool], registry: Mapping[str, Normalizer]) -> None:
+        self.rules: dict[str, tuple[tuple[str, RuleKey, Node], ...]] = {}
+        for name, tool in tools.items():
+            found = []
+            for p in tool.norm_params:
+                assert p.norm is not None
+                try:
+                    root = compile_param(_only(tool.params, p), registry, name)
+                except Exception:  # an unusable rule is the grader's InputError, not ours
+                    continue
+                found.append((p.path, (name, p.path, p.norm.name), root))
+            if found:
+                self.rules[name] = tuple(found)
+        self._cache: dict[tuple[str, int], tuple[tuple[int, int, Any], ...]] = {}
+
+    def observe(self, calls: Iterable[tuple[str, Any, Any, int | None]]) -> tuple[Observation, ...]:
+        """The observations of calls given as (tool, arguments, result, spelling id or None):
+        only well-formed, not errored calls with a recorded result, to tools with rules."""
+        out: list[Observation] = []
+        for tool, args, result, ident in calls:
+            rules = self.rules.get(tool)
+            if rules is None or result is MISSING:
+                continue
+            keyed = self._cache.get((tool, ident)) if ident is not None else None
+            if keyed is None:
+                try:
+                    spelling = digest(args)
+                    keyed = tuple(
+                        (digest(normalize(args, root, True)), spelling, _shown(args, path))
+                        for path, _, root in rules
+                    )
+                except TypeError:  # not JSON orjson can write
+                    continue
+                if ident is not None:
+                    if len(self._cache) >= _CACHE_SIZE:
+                        items = list(self._cache.items())
+                        self._cache = dict(items[len(items) // 2 :])
+                    self._cache[(tool, ident)] = keyed
+            try:
+                reply = digest(result)
+            except TypeError:
+                continue
+            for (_, rule, _), (group, spelling, value) in zip(rules, keyed):
+                out.append(Observation(rule, group, spelling, reply, value, result))
+        return tuple(out)
+
+
+# ------------------------------------------------------------------------------------- evidence
+
+Order = tuple[int, int]
+
+
+@dataclass(slots=True)
+class _Spelling:
+    replies: dict[int, int] = field(default_factory=dict)
+    """Reply digest -> calls."""
+    example: tuple[Order, str, str, Any, int, Any] | None = None
+    """The earliest call: (order, run id, source, value, reply digest, reply)."""
+
+
+def _bottom_k(table: dict[int, Any], key: int, limit: int) -> tuple[bool, bool]:
+    """Make room for `key` in a table that keeps the `limit` smallest keys: (whether `key` is
+    kept, whether something was left out). A key once left out is larger than every key kept
+    from then on, so the same keys are kept in any order of arrival, and each is counted whole."""
+    if key in table or len(table) < limit:
+        return True, False
+    largest = max(table)
+    if key > largest:
+        return False, True
+    del table[largest]
+    return True, True
+
+
+@dataclass
+class _Sample:
+    """One (case, tool, rule)'s bounded sample: group digest -> spelling digest -> replies."""
+
+    groups: dict[int, dict[int, _Spelling]] = field(default_factory=dict)
+    calls: int = 0
+    sampled: bool = False
+
+    def add(self, o: Observation, order: Order, run_id: str, source: str) -> None:
+        self.calls += 1
+        # The common case first: a call spelled, grouped and answered as one seen before.
+        group = self.groups.get(o.group)
+        if group is not None:
+            entry = group.get(o.spelling)
+            if entry is not None:
+                n = entry.replies.get(o.reply)
+                if n is not None:
+                    entry.replies[o.reply] = n + 1
+                    if entry.example is not None and order < entry.example[0]:
+                        entry.example = (order, run_id, source, o.value, o.reply, o.reply_value)
+                    return
+        example = (order, run_id, source, o.value, o.reply, o.reply_value)
+        self._insert(o.group, o.spelling, o.reply, 1, example)
+
+    def _insert(
+        self,
+        g: int,
+        s: int,
+        reply: int,
+        count: int,
+        example: tuple[Order, str, str, Any, int, Any],
+    ) -> None:
+        kept, lost = _bottom_k(self.groups, g, MAX_GROUPS)
+        self.sampled = self.sampled or lost
+        if not kept:
+            return
+        group = self.groups.setdefault(g, {})
+        kept, lost = _bottom_k(group, s, MAX_SPELLINGS)
+        self.sampled = self.sampled or lost
+        if not kept:
+            return
+        entry = group.get(s)
+        if entry is None:
+            entry = group[s] = _Spelling()
+        kept, lost = _bottom_k(entry.replies, reply, MAX_REPLIES)
+        self.sampled = self.sampled or lost
+        if not kept:
+            return
+        entry.replies[reply] = entry.replies.get(reply, 0) + count
+        if entry.example is None or example[0] < entry.example[0]:
+            entry.example = example
+
+    def merge(self, other: _Sample) -> None:
+        """Add `other`'s calls (`other` is not used again: its tables may be adopted)."""
+        self.calls += other.calls
+        self.sampled = self.sampled or other.sampled
+        if not self.groups:
+            self.groups = other.groups
+            return
+        # Whole groups and spellings are adopted where there is room, counts added in place;
+        # only what would overflow a bound goes through `_insert`. The kept keys are the
+        # smallest whatever the order (`_bottom_k`), so this is the same as inserting each.
+        groups = self.groups
+        for g, spellings in other.groups.items():
+            mine_g = groups.get(g)
+            if mine_g is None and len(groups) < MAX_GROUPS:
+                groups[g] = spellings
+                continue
+            for sp, entry in spellings.items():
+                mine = mine_g.get(sp) if mine_g is not None else None
+                if mine_g is not None and mine is None and len(mine_g) < MAX_SPELLINGS:
+                    mine_g[sp] = entry
+                    continue
+                example = entry.example
+                assert example is not None
+                for reply, n in entry.replies.items():
+                    k = mine.replies.get(reply) if mine is not None else None
+                    if mine is not None and k is not None:
+                        mine.replies[reply] = k + n
+                    else:
+                        self._insert(g, sp, reply, n, example)
+                        mine_g = groups.get(g)
+                        mine = mine_g.get(sp) if mine_g is not None else None
+                if mine is not None and mine.example is not None and example[0] < mine.example[0]:
+                    mine.example = example
+
+    def pairs(self) -> tuple[int, int]:
+        """(pairs whose replies agree, pairs whose replies differ) among the kept calls."""
+        agree = differ = 0
+        for spellings in self.groups.values():
+            total: Counter[int] = Counter()
+            n_all = same_spelling = same_reply_same_spelling = 0
+            for entry in spellings.values():
+                n = sum(entry.replies.values())
+                n_all += n
+                same_spelling += n * n
+                total.update(entry.replies)
+                same_reply_same_spelling += sum(k * k for k in entry.replies.values())
+            pairs = (n_all * n_all - same_spelling) // 2
+            same = (sum(k * k for k in total.values()) - same_reply_same_spelling) // 2
+            agree += same
+            differ += pairs - same
+        return agree, differ
+
+    def differing_example(self) -> tuple[Order, tuple[Any, ...], tuple[Any, ...]] | None:
+        """The earliest pair of calls (by the later of the two) whose replies differ."""
+        best = None
+        for spellings in self.groups.values():
+            examples = sorted(e.example for e in spellings.values() if e.example is not None)
+            for i, a in enumerate(examples):
+                for b in examples[i + 1 :]:
+                    if a[4] != b[4]:
+                        if best is None or b[0] < best[0]:
+                            best = (b[0], a, b)
+                        break
+        return best
+
+
+@dataclass
+class ReplyEvidence:
+    """Reply evidence for every declared rule, mergeable exactly (see the module docstring)."""
+
+    samples: dict[tuple[str, RuleKey], _Sample] = field(default_factory=dict)
+    """By (case id, (tool, parameter, rule))."""
+
+    def add(
+        self,
+        case_id: str,
+        observations: Sequence[Observation],
+        order: Order,
+        run_id: str,
+        source: str,
+    ) -> None:
+        for o in observations:
+            key = (case_id, o.rule)
+            sample = self.samples.get(key)
+            if sample is None:
+                sample = self.samples[key] = _Sample()
+            sample.add(o, order, run_id, source)
+
+    def merge(self, other: ReplyEvidence) -> None:
+        for key, sample in other.samples.items():
+            mine = self.samples.get(key)
+            if mine is None:
+                self.samples[key] = sample  # `other` is not used again (Summary.merge)
+            else:
+                mine.merge(sample)
+
+    def to_json(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """(the rules in doubt: some pair's replies differ; the rules only confirmed), each entry
+        with its pair counts over all cases, the calls seen, whether the sample was bounded, and
+        for a rule in doubt the earliest pair whose replies differ."""
+        by_rule: dict[RuleKey, list[tuple[str, _Sample]]] = {}
+        for (case_id, rule), sample in self.samples.items():
+            by_rule.setdefault(rule, []).append((case_id, sample))
+        doubt: list[dict[str, Any]] = []
+        confirmed: list[dict[str, Any]] = []
+        for (tool, param, norm), samples in sorted(by_rule.items()):
+            agree = differ = calls = cases = 0
+            sampled = False
+            example: tuple[Order, str, tuple[Any, ...], tuple[Any, ...]] | None = None
+            for case_id, sample in sorted(samples, key=lambda cs: cs[0]):
+                a, d = sample.pairs()
+                agree, differ, calls = agree + a, differ + d, calls + sample.calls
+                cases += (a + d) > 0
+                sampled = sampled or sample.sampled
+                found = sample.differing_example()
+                if found is not None and (example is None or found[0] < example[0]):
+                    example = (found[0], case_id, found[1], found[2])
+            if agree + differ == 0:
+                continue
+            entry: dict[str, Any] = {
+                "tool": tool,
+                "param": param,
+                "norm": norm,
+                "pairs_agree": agree,
+                "pairs_differ": differ,
+                "cases": cases,
+                "calls": calls,
+                "sampled": sampled,
+            }
+            if differ == 0:
+                confirmed.append(entry)
+                continue
+            if example is not None:
+                _, ex_case, first, second = example
+                entry["example"] = {
+                    "case_id": ex_case,
+                    "calls": [
+                        {
+                            "run_id": x[1],
+                            "source": x[2],
+                            "value": x[3],
+                            "reply": short_json(x[5], REPLY_CHARS),
+                        }
+                        for x in (first, second)
+                    ],
+                }
+            doubt.append(entry)
+        doubt.sort(key=lambda e: (-e["pairs_differ"], e["tool"], e["param"], e["norm"]))
+        return doubt, confirmed

@@ -1,0 +1,119 @@
+"""Reply evidence (SPEC "Normalizer suspects"): the tools' replies as a check on the declared
+rules, in `summary.reply_evidence`; bounded, mergeable, and read by no verdict."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from evalrunner.cli import app
+from evalrunner.grade import replies
+from evalrunner.grade.grader import RunResult
+from evalrunner.scoring import load_config, score
+from evalrunner.summary import Summary
+from evalrunner.write import Collect
+
+D = Path(__file__).parent / "data" / "scenarios" / "reply_evidence"
+
+
+def _results():
+    config = load_config(D / "tools", D / "cases")
+    items = Collect()
+    summary = score(config, [D / "traces"], writer=items)
+    return config, [r for r in items.items if isinstance(r, RunResult)], summary
+
+
+def test_pairs_split_by_equal_and_different_replies():
+    _, _, summary = _results()
+    s = summary.to_json()
+    (doubt,) = s["reply_evidence"]
+    assert (doubt["tool"], doubt["param"], doubt["norm"]) == ("search_logs", "since", "date")
+    # a1~a2 (same lines), a1~a3 and a2~a3 (an hour apart: other lines)
+    assert (doubt["pairs_agree"], doubt["pairs_differ"], doubt["cases"]) == (1, 2, 1)
+    assert doubt["sampled"] is False
+    ex = doubt["example"]
+    assert ex["case_id"] == "api-errors"
+    assert [c["run_id"] for c in ex["calls"]] == ["a1", "a3"]
+    assert [c["value"] for c in ex["calls"]] == [
+        "2026-03-14T09:00:00Z",
+        "2026-03-14T09:00:00+01:00",
+    ]
+    (confirmed,) = s["reply_confirmed"]
+    # a1~a4 and d1~d2; d3 recorded no reply and takes no part
+    assert (confirmed["param"], confirmed["pairs_agree"], confirmed["pairs_differ"]) == (
+        "level",
+        2,
+        0,
+    )
+
+
+def test_any_order_and_any_split_give_the_same_evidence():
+    config, results, whole = _results()
+    want = whole.to_json()["reply_evidence"]
+    rng = random.Random(7)
+    for _ in range(10):
+        order = list(enumerate(results))
+        rng.shuffle(order)
+        cut = rng.randint(0, len(order))
+        parts = []
+        for chunk in (order[:cut], order[cut:]):
+            s = Summary.for_tools(config.tools)
+            for n, r in chunk:
+                s.add(r, (0, n))
+            parts.append(s)
+        assert parts[0].merge(parts[1]).finish().to_json()["reply_evidence"] == want
+
+
+def test_the_bound_is_said_when_reached(monkeypatch):
+    monkeypatch.setattr(replies, "MAX_SPELLINGS", 2)
+    _, _, summary = _results()
+    (doubt,) = summary.to_json()["reply_evidence"]
+    assert doubt["sampled"] is True
+    assert doubt["pairs_agree"] + doubt["pairs_differ"] == 1  # two of the three spellings kept
+
+
+def test_every_report_shows_the_rules_in_doubt(tmp_path):
+    args = ["score", str(D / "traces"), "--tools", str(D / "tools"), "--cases", str(D / "cases")]
+    table = CliRunner().invoke(app, args)
+    assert table.exit_code == 0, table.output
+    assert "Rules the replies put in doubt" in table.stdout
+    assert "search_logs.since   date              2       1" in table.stdout
+    markdown = CliRunner().invoke(app, [*args, "--format", "markdown"])
+    assert "| search\\_logs.since | date | 2 | 1 |" in markdown.stdout
+    page = tmp_path / "r.html"
+    html = CliRunner().invoke(app, [*args, "--format", "html", "--output", str(page)])
+    assert html.exit_code == 0, html.output
+    assert "<section id=replies>" in page.read_text()
+    junit = CliRunner().invoke(app, [*args, "--format", "junit"])
+    assert 'name="reply_evidence.search_logs.since.date" value="2 pairs differ, 1 agree"' in (
+        junit.stdout
+    )
+    doc = json.loads(CliRunner().invoke(app, [*args, "--format", "json"]).stdout)
+    assert doc["summary"]["reply_evidence"][0]["pairs_differ"] == 2
+
+
+def test_the_results_schema_describes_the_evidence():
+    from importlib import resources
+
+    import jsonschema
+
+    schema = json.loads(resources.files("evalrunner").joinpath("results.schema.json").read_text())
+    args = ["score", str(D / "traces"), "--tools", str(D / "tools"), "--cases", str(D / "cases")]
+    doc = json.loads(CliRunner().invoke(app, [*args, "--format", "json"]).stdout)
+    jsonschema.Draft202012Validator(schema).validate(doc)
+    first = Path(__file__).parent / "data" / "scenarios" / "schema_rejects"
+    args = ["score", str(first / "traces"), "--tools", str(first / "tools")]
+    doc = json.loads(
+        CliRunner().invoke(app, [*args, "--cases", str(first / "cases"), "--format", "json"]).stdout
+    )
+    jsonschema.Draft202012Validator(schema).validate(doc)
+    breaks = {
+        p.get("breaks")
+        for r in doc["runs"]
+        for c in r["calls"]
+        for p in c.get("params", {}).values()
+    }
+    assert breaks >= {"type", "enum", "const", "pattern", "format"}

@@ -1,0 +1,142 @@
+"""Rules apply only to values their parameter's schema accepts (SPEC "Precise readings"): the
+checks (`grade/validity.py`), how comparison uses them, and their laws."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalrunner.grade.compare import ToolPlan
+from evalrunner.grade.grader import Grader, RunResult
+from evalrunner.grade.norms import BUILTINS
+from evalrunner.grade.validity import Validity, format_problem
+from evalrunner.jsonvalue import json_eq
+from evalrunner.model import Param
+from evalrunner.read.cases import parse_case
+from evalrunner.read.tools import parse_tool
+
+from .strategies import json_values, norm_inputs
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "problem"),
+    [
+        ("date-time", "2026-03-14T09:00:00Z", None),
+        ("date-time", "2026-03-14t09:00:00.123+01:00", None),
+        ("date-time", "2026-03-14 09:00:00-05:30", None),
+        ("date-time", "2026-03-14T09:00:00", "no offset"),
+        ("date-time", "2026-03-14T09:00:00.000", "no offset"),
+        ("date-time", "2026-03-14", "a date without a time"),
+        ("date-time", "2026-02-30T09:00:00Z", "out of range"),
+        ("date-time", "2026-03-14T24:00:00Z", "out of range"),
+        ("date-time", "2026-03-14T09:00Z", "not YYYY-MM-DDTHH:MM:SS with an offset"),
+        ("date", "2024-02-29", None),
+        ("date", "2026-02-29", "not YYYY-MM-DD"),
+        ("date", "2026-03-14T00:00:00Z", "not YYYY-MM-DD"),
+        ("date", "2026-03", "not YYYY-MM-DD"),
+        ("time", "09:00:00+01:00", None),
+        ("time", "23:59:60Z", None),
+        ("time", "09:00:00", "no offset"),
+    ],
+)
+def test_rfc3339_grammar(fmt, text, problem):
+    assert format_problem(fmt, text) == problem
+
+
+def _validity(schema, types=()):
+    return Validity(Param(path="p", schema=schema, types=types))
+
+
+def test_each_keyword_names_itself():
+    assert _validity({}, ("integer",)).breach("12").keyword == "type"
+    assert _validity({}, ("integer",)).breach(12.0) is None  # JSON Schema: 12.0 is an integer
+    assert _validity({}, ("number",)).breach(True).keyword == "type"  # a boolean is no number
+    assert _validity({"enum": ["A", "B"]}).breach("a").keyword == "enum"
+    assert _validity({"const": "rolling"}).breach("Rolling").keyword == "const"
+    assert _validity({"pattern": "^AL-"}).breach("al-1").keyword == "pattern"
+    assert _validity({"format": "date-time"}).breach("2026-03-14T09:00:00").message == (
+        '"2026-03-14T09:00:00" is not a date-time (no offset)'
+    )
+    assert _validity({"format": "date-time"}).breach(3) is None  # format is for strings
+    assert _validity({"enum": ["A"]}, ("string", "null")).breach(None) is None  # Optional[...]
+    assert Validity.of(Param(path="p", schema={"description": "x"})) is None
+
+
+def test_a_pattern_the_engine_cannot_read_checks_nothing():
+    assert _validity({"pattern": "("}).breach("anything") is None  # lint reports the pattern
+
+
+# ------------------------------------------------------------------------------------- laws
+
+KEYWORDS = [
+    {"type": "integer"},
+    {"type": "string"},
+    {"type": ["number", "string"]},
+    {"enum": ["A", "B", "2026-03-01"]},
+    {"const": "A"},
+    {"pattern": "^[A-Z]"},
+    {"type": "string", "format": "date-time"},
+    {"type": "string", "format": "date"},
+    {"format": "time"},
+]
+RULES = sorted(n for n in BUILTINS if n not in ("known_fields",))
+
+values = st.one_of(
+    norm_inputs(),
+    json_values(4),
+    st.sampled_from(["a", "A", " A ", "12", 12, 12.0, "2026-03-01", "2026-03-01T00:00:00"]),
+)
+
+
+def _plan(rule, keyword):
+    schema = {"type": "object", "properties": {"p": {**keyword, "x-eval-norm": rule}}}
+    return ToolPlan.compile(parse_tool({"name": "t", "parameters": schema}, "x"), BUILTINS)
+
+
+@settings(max_examples=400, deadline=None)
+@given(rule=st.sampled_from(RULES), keyword=st.sampled_from(KEYWORDS), a=values, b=values)
+def test_a_value_its_schema_rejects_is_never_equivalent_to_a_different_one(rule, keyword, a, b):
+    """Under every rule: a run's value the schema rejects is equivalent only to JSON-equal
+    values, pairwise, by keys, and in the explanation, whichever side it is on."""
+    plan = _plan(rule, keyword)
+    node = plan.root.props["p"]
+    if node.validity is None or node.validity.breach(a) is None or json_eq(a, b):
+        return
+    x, y = {"p": a}, {"p": b}
+    assert not plan.equivalent(x, y) and not plan.equivalent(y, x)
+    assert plan.key(x) != plan.key(y)
+    assert not plan.compare(x, y, checked=False).equal  # a run's value against a step's
+    assert not plan.compare(y, x).equal  # against another run's
+    assert any(d.breaks for d in plan.compare(x, y, checked=False).diffs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rule=st.sampled_from(RULES), keyword=st.sampled_from(KEYWORDS), a=values, b=values)
+def test_grading_never_passes_a_rejected_value_for_a_different_step(rule, keyword, a, b):
+    """The grader agrees: a run whose only call sends a rejected value that is not the step's
+    JSON fails rule 1; a case's own rejected value is still read by the rule (not checked)."""
+    plan = _plan(rule, keyword)
+    node = plan.root.props["p"]
+    tool = plan.tool
+    assert tool is not None
+    case = parse_case({"id": "c", "accept": [[{"tool": "t", "args": {"p": b}}]]}, "x")
+    grader = Grader({"t": tool}, {"c": case}, registry=BUILTINS)
+    record = {"run_id": "r", "case_id": "c", "calls": [{"tool": "t", "args": {"p": a}}]}
+    r = grader.grade_record(record, "x:1")
+    assert isinstance(r, RunResult)
+    rejected = node.validity is not None and node.validity.breach(a) is not None
+    if rejected and not json_eq(a, b):
+        assert r.accepted is None and r.calls[0].label == "mismatch"
+        assert "breaks its schema's" in (r.calls[0].reason or "")
+    # keys and pairwise grading agree whatever the step holds (a case value is not checked)
+    cp = grader._case_plan(case)
+    calls = grader._prepare(grader_calls(record), None)
+    grader._canonical_keys(calls)
+    assert grader._grade_prepared(calls, cp) == grader._grade_prepared(calls, cp, keys=False)
+
+
+def grader_calls(record):
+    from evalrunner.traces import parse_record
+
+    return parse_record(record, "x:1").calls
