@@ -249,31 +249,18 @@ def test_diff_fail_on_suspect(months):
 @pytest.mark.parametrize(
     ("evidence", "fired"),
     [
-        (None, []),
+        (None, []),  # a results file from before reply evidence
         ([], []),
         ("nonsense", []),
-        ([{"tool": "logs", "param": "since", "norm": "instant"}], ["instant on logs.since"]),
         (
-            [{"tool": "logs", "param": "since", "norm": "instant", "replies_differ": 2}],
+            [{"tool": "logs", "param": "since", "norm": "instant", "pairs_differ": 2}],
             ["instant on logs.since"],
         ),
         (
-            [
-                {
-                    "tool": "logs",
-                    "param": "since",
-                    "norm": "instant",
-                    "replies_differ": 0,
-                    "replies_agree": 4,
-                }
-            ],
+            [{"tool": "logs", "param": "since", "norm": "instant", "pairs_differ": 0}],
             [],
         ),
-        (
-            [{"tool": "logs", "param": "since", "rule": {"name": "date"}, "pairs": {"differ": 1}}],
-            ["date on logs.since"],
-        ),
-        ([3, {"tool": "t", "param": "p", "norm": "set"}], ["set on t.p"]),
+        ([3, {"tool": "t", "param": "p", "norm": "set", "pairs_differ": 1}], ["set on t.p"]),
     ],
 )
 def test_reply_evidence_is_read_defensively(evidence, fired):
@@ -320,3 +307,16 @@ def test_every_setting_is_in_the_readme():
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     keys = readme[readme.index("The keys are") :].split("\n\n")[0]
     assert [k for k in KEYS if f"`{k}`" not in keys] == []
+
+
+def test_score_fail_on_suspect_fires_on_rules_whose_replies_differ(monkeypatch):
+    """The reply_evidence scenario: `date` on a timestamp equates calls an hour apart whose log
+    searches replied with other lines; no world is recorded, so no normalizer suspect."""
+    monkeypatch.chdir(Path(__file__).parent / "data" / "scenarios" / "reply_evidence")
+    plain = invoke("score", "traces", "--format", "json")
+    assert plain.exit_code == 0, plain.output
+    summary = json.loads(plain.stdout)["summary"]
+    assert summary["normalizer_suspects"] == [] and replies_differ(summary)
+    result = invoke("score", "traces", "--fail-on-suspect")
+    assert result.exit_code == 1, result.output
+    assert "replies" in words(result.stderr) and "date on" in words(result.stderr)

@@ -152,8 +152,9 @@ def _share(share: Fraction, runs: int) -> str:
 
 def replies_differ(summary: Mapping[str, Any]) -> list[str]:
     """The rules whose replies differ, from a summary's `reply_evidence` (SPEC "Normalizer
-    suspects"), each as `norm on tool.param`. Read defensively: the key may be absent (nothing),
-    and an entry counts unless it says, with a number, that no pair of its replies differs."""
+    suspects": the rules with pairs of calls they equate whose replies differ), each as
+    `norm on tool.param`. A results file written before reply evidence has no such key:
+    nothing fires."""
     evidence = summary.get("reply_evidence")
     if not isinstance(evidence, list):
         return []
@@ -161,24 +162,9 @@ def replies_differ(summary: Mapping[str, Any]) -> list[str]:
     for entry in evidence:
         if not isinstance(entry, dict):
             continue
-        counts = [
-            entry[k]
-            for k in ("replies_differ", "differ", "pairs_differ", "differing")
-            if isinstance(entry.get(k), (int, float)) and not isinstance(entry.get(k), bool)
-        ]
-        if not counts:
-            nested = entry.get("pairs")
-            if isinstance(nested, dict):
-                counts = [
-                    v
-                    for k, v in nested.items()
-                    if k in ("differ", "replies_differ")
-                    and isinstance(v, (int, float))
-                    and not isinstance(v, bool)
-                ]
-        if counts and not any(counts):
-            continue
-        out.append(_rule_name(entry))
+        differ = entry.get("pairs_differ")
+        if type(differ) is int and differ > 0:
+            out.append(_rule_name(entry))
     return out
 
 
