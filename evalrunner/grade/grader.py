@@ -1028,11 +1028,16 @@ def _alignment(
 
 def _earliest_identical(pairs: list[tuple[int, int]], seq: _Seq) -> list[tuple[int, int]]:
     """The pairs with each call on the earliest of identical steps (SPEC "Precise readings"):
-    identical steps fit the same calls alike, so the calls on them may move among them."""
+    identical steps fit the same calls alike, so the calls on them may move among them.
+
+    Identical is spelled alike, not JSON-equal: `money_cents` reads `25` as 25 cents and `25.0`
+    as 2500, so `"25"` fits the step `25.0` and not the step `25`, though the steps are equal as
+    JSON; moving it onto `25` would label a matched call against a step it does not fit."""
     classes: dict[Any, list[int]] = {}
     for j, s in enumerate(seq.items):
         judge = seq.steps[j].judge
-        classes.setdefault((s.exact, repr(sorted(judge.items())) if judge else ""), []).append(j)
+        spelling = s.ident if s.ident is not None else ("step", j)  # unwritable: a class alone
+        classes.setdefault((spelling, repr(sorted(judge.items())) if judge else ""), []).append(j)
     if all(len(js) == 1 for js in classes.values()):
         return pairs
     class_of = {j: key for key, js in classes.items() for j in js}
