@@ -23,12 +23,13 @@ from typing import Any
 import pytest
 
 from .grade.grader import RunResult
+from .grade.norms import Normalizer, load_registry
 from .jsonvalue import MISSING
 from .model import Case, InputError, Tool
 from .read.cases import load_cases
 from .read.settings import discover
 from .read.tools import load_tools
-from .testing import CaseArg, assert_calls, grade_calls
+from .testing import CaseArg, explanation, grade_calls
 
 NAME = "evalrun"
 
@@ -40,7 +41,10 @@ class Evalrun:
     tools_path: Path
     cases_path: Path
     case_format: str = "auto"
+    plugins: tuple[str, ...] = ()
+    """The settings' local normalizer modules (`plugins`), imported when the first run is graded."""
     results: list[RunResult] = field(default_factory=list)
+    _registry: dict[str, Normalizer] | None = None
     _tools: dict[str, Tool] | None = None
     _cases: dict[str, Case] | None = None
 
@@ -56,22 +60,29 @@ class Evalrun:
             self._cases = load_cases(self.cases_path, case_format=self.case_format)
         return self._cases
 
+    @property
+    def registry(self) -> dict[str, Normalizer]:
+        if self._registry is None:
+            self._registry = load_registry(self.plugins)
+        return self._registry
+
+    def _grade(self, calls: Any, case: CaseArg, world: Any) -> RunResult:
+        return grade_calls(
+            calls, case, tools=self.tools, cases=self.cases, world=world, registry=self.registry
+        )
+
     def grade(self, calls: Any, case: CaseArg, *, world: Any = MISSING) -> RunResult:
         """The run's verdicts (counted in the session's summary), without asserting."""
-        result = grade_calls(calls, case, tools=self.tools, cases=self.cases, world=world)
+        result = self._grade(calls, case, world)
         self.results.append(result)
         return result
 
     def assert_calls(self, calls: Any, case: CaseArg, *, world: Any = MISSING) -> RunResult:
         """`evalrunner.testing.assert_calls` with the session's tools and cases, counted."""
-        try:
-            result = assert_calls(calls, case, tools=self.tools, cases=self.cases, world=world)
-        except AssertionError:
-            self.results.append(
-                grade_calls(calls, case, tools=self.tools, cases=self.cases, world=world)
-            )
-            raise
+        result = self._grade(calls, case, world)
         self.results.append(result)
+        if not result.true_pass:
+            raise AssertionError(explanation(result))
         return result
 
 
@@ -132,5 +143,6 @@ def pytest_configure(config: pytest.Config) -> None:
         tools_path=base / values.get("tools", Path(config.rootpath) / "tools"),
         cases_path=base / values.get("cases", Path(config.rootpath) / "cases"),
         case_format=values.get("case_format", "auto"),
+        plugins=tuple(values.get("plugins", ())),
     )
     config.pluginmanager.register(Plugin(session), "evalrun-session")

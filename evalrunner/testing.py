@@ -122,7 +122,8 @@ def grade_calls(
     grader = Grader(
         _tools(tools),
         {the_case.id: the_case},
-        registry=dict(registry) if registry is not None else load_registry(),
+        # the built-ins and the installed plugins; local plugin modules only when asked for
+        registry=dict(registry) if registry is not None else load_registry(()),
     )
     record = _record(calls, the_case.id, world)
     runs = read_lines([(SOURCE, dumps(record))])
@@ -150,13 +151,15 @@ def assert_calls(
     tools: ToolsArg,
     cases: str | Path | Mapping[str, Case] | None = None,
     world: Any = MISSING,
+    registry: Mapping[str, Normalizer] | None = None,
 ) -> RunResult:
     """Pass when the run truly passes (exact-match may fail it: a false failure passes here, and
     the result says why); raise AssertionError with the explanation when it truly fails.
 
-    `case` is a `Case`, a case as a case file writes it, or an id looked up in `cases`.
+    `case` is a `Case`, a case as a case file writes it, or an id looked up in `cases`;
+    `registry` the rules (by default the built-ins and the installed plugins).
     """
-    result = grade_calls(calls, case, tools=tools, cases=cases, world=world)
+    result = grade_calls(calls, case, tools=tools, cases=cases, world=world, registry=registry)
     if not result.true_pass:
         raise AssertionError(explanation(result))
     return result

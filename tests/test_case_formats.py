@@ -4,17 +4,23 @@ reads back and grades identically."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+import runpy
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from evalrunner.cli import app
 from evalrunner.model import InputError, OneOf
 from evalrunner.read.case_formats import CASE_FORMATS, CaseWarning, formats_table
-from evalrunner.read.cases import load_cases
+from evalrunner.read.cases import case_to_json, load_cases, parse_case
+
+from .test_laws_case_keys import grade_all, keyed_worlds
 
 DATA = Path(__file__).parent / "data" / "case_formats"
 TOOLS = DATA / "tools"
@@ -135,10 +141,28 @@ def test_sources_grade_as_their_harness_means() -> None:
     assert verdicts["mlf-1"] and verdicts["tau-1"] and verdicts["ae-1"]
 
 
-def test_docs_table_is_the_registry() -> None:
+def test_docs_are_the_registry() -> None:
     text = (ROOT / "docs" / "case-formats.md").read_text()
     assert formats_table() in text
     for name in CASE_FORMATS:
-        assert re.search(rf"^## .*`{name}`", text, re.M), (
+        assert re.search(rf"^## `{name}`", text, re.M), (
             f"docs/case-formats.md: no section for {name}"
         )
+    doc = runpy.run_path(str(ROOT / "scripts" / "case_formats_doc.py"))
+    assert doc["render"]() == text, "run python scripts/case_formats_doc.py"
+
+
+@settings(max_examples=60, deadline=None)
+@given(keyed_worlds(), st.booleans())
+def test_law_a_printed_case_reads_back_to_the_same_case_and_grades(world, whole) -> None:
+    """For any case (every key, any judge, the whole arguments judged or not), the line `evalrun
+    cases` prints reads back to an equal case, which grades every run the same."""
+    tools_json, case_json, records = world
+    if whole:
+        case_json["accept"][0][0]["judge"] = {"": "any"}
+    case = parse_case(case_json, "generated")
+    back = parse_case(json.loads(json.dumps(case_to_json(case))), "printed")
+    assert back == dataclasses.replace(case, source="printed")
+    assert grade_all(tools_json, case_to_json(case), records) == grade_all(
+        tools_json, case_json, records
+    )

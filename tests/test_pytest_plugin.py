@@ -3,6 +3,7 @@ reading tools and cases from the settings, its summary saying reported vs true."
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -62,3 +63,33 @@ def test_on_from_settings_with_their_paths(project: pytest.Pytester) -> None:
     result = project.runpytest()
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["2 runs graded: *"])
+
+
+def test_the_readme_example(pytester: pytest.Pytester) -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    section = readme[readme.index("## In your test suite") : readme.index("## Settings")]
+    code = re.findall(r"```python\n(.*?)```", section, re.S)[0]
+    examples = Path(__file__).parent.parent / "examples" / "integrations"
+    (pytester.path / "tools").mkdir()
+    shutil.copy(examples / "tools.json", pytester.path / "tools")
+    shutil.copytree(examples / "cases", pytester.path / "cases")
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_agent=code)
+    result = pytester.runpytest("-p", "evalrun")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["1 runs graded: reported failures 1 (100%), true failures 0 (0%)"])
+
+
+# The README's `agent_calls`: what an agent under test would return (OpenAI tool_calls).
+CONFTEST = """
+import json
+import pytest
+
+@pytest.fixture
+def agent_calls():
+    def run(question):
+        args = {"city": "paris", "unit": "celsius"}
+        return [{"id": "call_1", "type": "function",
+                 "function": {"name": "get_weather", "arguments": json.dumps(args)}}]
+    return run
+"""
