@@ -48,6 +48,9 @@ def test_adk_tool_uses_and_match_type_from_test_config() -> None:
     ]
     assert "eval_cases[0].conversation[0].final_response" in fields(warnings)
     assert "test_config.json criteria.response_match_score" in fields(warnings)
+    events = cases["adk-events"]  # camelCase keys, and the calls in invocation events
+    assert [(s.tool, dict(s.args)) for s in events.accept[0]] == [("get_weather", {"city": "Lyon"})]
+    assert events.input == "Weather in Lyon?"
     legacy = [c for c in cases.values() if c.id.startswith("legacy-")]
     assert len(legacy) == 1 and legacy[0].accept[0][0].tool == "get_weather"
 
@@ -60,7 +63,12 @@ def test_bfcl_possible_answers_become_one_of_and_omittable() -> None:
     parallel = cases["parallel_1"]
     assert parallel.match == "unordered"
     assert parallel.accept[0][0].judge["city"] == OneOf(("Paris", "Paris, France"))
-    assert "multi_turn_base_0" not in cases
+    multi = cases["multi_turn_base_0"]  # Python source, read and never run
+    assert multi.match == "contains"
+    assert [(s.tool, dict(s.args)) for s in multi.accept[0]] == [
+        ("cd", {"folder": "document"}),
+        ("ls", {}),
+    ]
     assert "multi_turn_base_0.ground_truth" in fields(warnings)
 
 
@@ -89,6 +97,8 @@ def test_mlflow_tau_agentevals_promptfoo() -> None:
     ae, w = read("agentevals")
     assert ae["ae-rome"].match == "contains_unordered"  # superset
     assert ae["ae-subset"].accept[0][0].judge["city"].name == "any"
+    assert ae["ae-langchain"].accept[0][0].args == {"city": "Nice"}  # LangChain's message dicts
+    assert ae["ae-langchain"].input == "Weather in Nice?"
     assert "#1.trajectory_match_mode" in fields(w)
     pf, w = read("promptfoo")
     assert list(pf) == ["pf-weather-and-book"]
@@ -166,3 +176,17 @@ def test_law_a_printed_case_reads_back_to_the_same_case_and_grades(world, whole)
     assert grade_all(tools_json, case_to_json(case), records) == grade_all(
         tools_json, case_json, records
     )
+
+
+def test_what_cannot_be_read_is_said(tmp_path: Path) -> None:
+    (tmp_path / "promptfooconfig.yaml").write_text("prompts: [x]\ntests: file://tests/*.yaml\n")
+    (tmp_path / "possible_answer.json").write_text(
+        '{"id": "multi_turn_1", "ground_truth": [["mv(a, b)", "rm(path=open(\'x\'))", "ls()"]]}\n'
+    )
+    warnings: list[CaseWarning] = []
+    cases = load_cases(tmp_path, warnings=warnings)
+    said = [str(w) for w in warnings]
+    assert any("promptfooconfig.yaml: tests: the tests in 'file://tests/*.yaml'" in w for w in said)
+    assert any("ground_truth[0][0]: 'mv(a, b)': positional arguments" in w for w in said)
+    assert any("ground_truth[0][1]" in w and "not a literal" in w for w in said)
+    assert [s.tool for s in cases["multi_turn_1"].accept[0]] == ["ls"]

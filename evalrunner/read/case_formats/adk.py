@@ -4,20 +4,40 @@ Each eval case's invocations' expected `intermediate_data.tool_uses` (`name`, `a
 across the conversation, are the canonical sequence. ADK's tool-use `id`s are left out: they are
 what made identical calls score 0.0. The match comes from a `test_config.json` beside the file:
 `criteria.tool_trajectory_avg_score` as a number (ADK's default match, `EXACT`) or as
-`{"threshold", "match_type"}`. The older test-file form, a list of `{query, expected_tool_use:
-[{tool_name, tool_input}]}`, is read too.
+`{"threshold", "match_type"}`. Keys are read in snake_case or, as ADK's models dump by alias,
+camelCase (`evalCases`, `toolUses`); an invocation's calls are its `tool_uses`, or, in ADK's newer
+form, the `function_call` parts of its `invocation_events`. The older test-file form, a list of
+`{query, expected_tool_use: [{tool_name, tool_input}]}`, is read too.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ._steps import step, text_of
-from .format import CaseFormat, Native, Source, records, stable_id
+from .format import CaseFormat, Native, Source, stable_id
 
 CONFIG = "test_config.json"
 MATCH_TYPES = {"EXACT": "exact", "IN_ORDER": "contains", "ANY_ORDER": "contains_unordered"}
 TRAJECTORY = "tool_trajectory_avg_score"
+
+
+KEPT = frozenset({"args", "tool_input", "state", "text"})
+"""Keys whose values are the user's data, not ADK's structure: their keys are never renamed."""
+
+
+def _snake(value: Any) -> Any:
+    """ADK's models write camelCase when dumped by alias (`evalCases`, `toolUses`): read both."""
+    if isinstance(value, list):
+        return [_snake(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for k, v in value.items():
+        name = re.sub(r"(?<!^)([A-Z])", r"_\1", k).lower() if isinstance(k, str) else k
+        out[name] = v if name in KEPT else _snake(v)
+    return out
 
 
 def _old(record: Any) -> bool:
@@ -25,7 +45,7 @@ def _old(record: Any) -> bool:
 
 
 def _detect(source: Source) -> bool:
-    data = source.data
+    data = _snake(source.data)
     if isinstance(data, dict):
         return isinstance(data.get("eval_cases"), list)
     return isinstance(data, list) and bool(data) and all(_old(r) for r in data)
@@ -61,9 +81,9 @@ def _match(source: Source) -> str:
 def _read(source: Source) -> list[Native]:
     match = _match(source)
     out: list[Native] = []
-    data = source.data
+    data = _snake(source.data)
     if isinstance(data, list):  # the older test file
-        for i, rec in records(source):
+        for i, rec in enumerate(data):
             at = f"[{i}]"
             old_steps = [
                 s
@@ -121,6 +141,19 @@ def _read(source: Source) -> list[Native]:
                 )
                 if s is not None:
                     steps.append(s)
+            # ADK's newer form: the invocation's events, whose parts hold the function calls
+            for j, event in enumerate(inter.get("invocation_events") or []):
+                content = event.get("content") if isinstance(event, dict) else None
+                parts = content.get("parts") if isinstance(content, dict) else None
+                for k2, part in enumerate(parts if isinstance(parts, list) else []):
+                    call = part.get("function_call") if isinstance(part, dict) else None
+                    if isinstance(call, dict):
+                        at_call = (
+                            f"{iat}.intermediate_data.invocation_events[{j}].content.parts[{k2}]"
+                        )
+                        s = step(source, at_call, call.get("name"), call.get("args"))
+                        if s is not None:
+                            steps.append(s)
             if inter.get("intermediate_responses"):
                 source.warn(
                     f"{iat}.intermediate_data.intermediate_responses",

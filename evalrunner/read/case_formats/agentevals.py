@@ -6,7 +6,8 @@ sequence. A file holds one trajectory, or examples (`.json` list or `.jsonl`, as
 exports them: `{"id", "inputs", "outputs"}`) whose `reference_trajectory`, `reference_outputs`
 or `outputs` hold one (the list, or `{"messages": [...]}`). agentevals' `trajectory_match_mode`
 (on the example, or in its `metadata`) becomes `match`: `strict` -> `exact`, `unordered` ->
-`unordered`, `superset` -> `contains_unordered`; `subset` (the run's calls all among the
+`unordered`, `superset` -> `contains_unordered` (messages as OpenAI writes them, `role`, or as
+LangChain serializes them, `type: "ai"`); `subset` (the run's calls all among the
 reference's, some may be missing) has no match mode and is read as `unordered`, with a warning.
 `tool_args_match_mode: "ignore"` judges every argument the reference names as `any`.
 """
@@ -22,15 +23,30 @@ MODES = {"strict": "exact", "unordered": "unordered", "superset": "contains_unor
 HOLDERS = ("reference_trajectory", "reference_outputs", "outputs")
 
 
+ROLES = {"ai": "assistant", "human": "user", "AIMessage": "assistant", "HumanMessage": "user"}
+
+
+def _message(m: Any) -> dict[str, Any] | None:
+    """A message as OpenAI writes it (`role`), or as LangChain serializes one (`type`, and its
+    fields in `data` or at the top)."""
+    if not isinstance(m, dict):
+        return None
+    if "role" in m:
+        return m
+    kind = m.get("type")
+    if isinstance(kind, str) and kind in (*ROLES, "tool", "system", "ToolMessage", "SystemMessage"):
+        body = m["data"] if isinstance(m.get("data"), dict) else m
+        return {**body, "role": ROLES.get(kind, kind.lower().removesuffix("message"))}
+    return None
+
+
 def _messages(value: Any) -> list[Any] | None:
     if isinstance(value, dict):
         value = value.get("messages", value.get("trajectory"))
-    if (
-        isinstance(value, list)
-        and value
-        and all(isinstance(m, dict) and "role" in m for m in value)
-    ):
-        return value
+    if isinstance(value, list) and value:
+        read = [_message(m) for m in value]
+        if all(m is not None for m in read):
+            return read
     return None
 
 

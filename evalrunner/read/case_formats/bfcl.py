@@ -6,11 +6,13 @@ parameter's list of acceptable values becomes the step's `judge` `one_of`, the f
 step's own; `""` in the list is BFCL's "may be omitted": the step leaves the parameter out, so
 leaving it out passes and any listed value passes too. A parameter whose only value is `""` is
 left out. The parallel categories (an id with `parallel`) are graded `unordered`, the others
-`exact`. Multi-turn ground truth (lists of Python call strings) is not read: a warning names it.
+`exact`. Multi-turn ground truth (per turn, the calls as Python source) is read, never run (each
+argument through `ast.literal_eval`), into one sequence matched `contains`, with a warning.
 """
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from .format import CaseFormat, Native, Source, records
@@ -53,17 +55,69 @@ def _plain(value: Any, source: Source, at: str) -> Any:
     return value
 
 
+def _multi_turn(source: Source, case_id: str, turns: list[Any]) -> dict[str, Any]:
+    """Multi-turn ground truth: per turn, the calls as Python source (`cd(folder='document')`),
+    read (never run: `ast.literal_eval` of each argument) into one sequence, in order."""
+    steps = []
+    for t, turn in enumerate(turns):
+        for k, text in enumerate(turn):
+            found = _python_call(source, f"{case_id}.ground_truth[{t}][{k}]", text)
+            if found is not None:
+                steps.append(found)
+    source.warn(
+        f"{case_id}.ground_truth",
+        "multi-turn: the turns' calls are read as one sequence, matched in order with other "
+        "calls allowed (contains); BFCL's own state check is not evalrun's",
+    )
+    return {"id": case_id, "accept": [steps], "match": "contains"}
+
+
+def _python_call(source: Source, at: str, text: Any) -> dict[str, Any] | None:
+    try:
+        node = ast.parse(text, mode="eval").body if isinstance(text, str) else None
+    except SyntaxError:
+        node = None
+    if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
+        source.warn(at, f"{text!r} is not a function call; left out")
+        return None
+    if node.args or any(kw.arg is None for kw in node.keywords):
+        source.warn(at, f"{text!r}: positional arguments have no parameter names; left out")
+        return None
+    args: dict[str, Any] = {}
+    for kw in node.keywords:
+        try:
+            value = _json(ast.literal_eval(kw.value))
+        except (ValueError, TypeError, SyntaxError, RecursionError):
+            source.warn(at, f"{text!r}: the argument {kw.arg!r} is not a literal; left out")
+            return None
+        args[str(kw.arg)] = value
+    return {"tool": ast.unparse(node.func), "args": args}
+
+
+def _json(value: Any) -> Any:
+    """A Python literal as JSON: tuples as lists; a set, bytes or a complex number is not JSON."""
+    if isinstance(value, (list, tuple)):
+        return [_json(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _json(v) for k, v in value.items()}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise ValueError("not JSON")
+
+
 def _read(source: Source) -> list[Native]:
     out: list[Native] = []
     for i, rec in records(source):
         case_id = str(rec["id"])
         at = f"{case_id}.ground_truth"
         truth = rec.get("ground_truth")
+        if isinstance(truth, list) and truth and all(isinstance(t, list) for t in truth):
+            out.append((_multi_turn(source, case_id, truth), source.where(i)))
+            continue
         if not isinstance(truth, list) or any(not isinstance(g, dict) for g in truth):
             source.warn(
                 at,
-                "not a list of {function: {param: [values]}} (multi-turn ground truth?); this "
-                "record is left out",
+                "not a list of {function: {param: [values]}} or of turns; this record is left out",
             )
             continue
         steps = []

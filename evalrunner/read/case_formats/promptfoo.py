@@ -20,6 +20,8 @@ VALID = "is-valid-openai-tools-call"
 
 
 def _tests(data: Any) -> list[Any] | None:
+    if isinstance(data, dict) and isinstance(data.get("tests"), str):
+        return []  # `tests: file://tests.yaml`: the tests are in another file (a warning says so)
     if isinstance(data, dict) and isinstance(data.get("tests"), list):
         tests: list[Any] = data["tests"]
         return tests
@@ -36,6 +38,11 @@ def _detect(source: Source) -> bool:
     return _tests(source.data) is not None
 
 
+def _file_ref(source: Source, ref: str) -> bool:
+    source.warn("tests", f"the tests in {ref!r} are in another file: put that file under --cases")
+    return False
+
+
 def _names(value: Any) -> list[str] | None:
     if isinstance(value, str):
         return [n.strip() for n in value.split(",") if n.strip()]
@@ -46,6 +53,10 @@ def _names(value: Any) -> list[str] | None:
 
 def _read(source: Source) -> list[Native]:
     tests = _tests(source.data) or []
+    if isinstance(source.data, dict) and isinstance(source.data.get("tests"), str):
+        _file_ref(source, source.data["tests"])
+    # a test given as a file reference (`- file://more.yaml`) is read where it is, not here
+    tests = [t for t in tests if not isinstance(t, str) or _file_ref(source, t)]
     default = source.data.get("defaultTest") if isinstance(source.data, dict) else None
     shared: list[Any] = []
     if isinstance(default, dict) and isinstance(default.get("assert"), list):

@@ -107,6 +107,12 @@ def _task2(source: Source, i: int, rec: dict[str, Any]) -> dict[str, Any]:
             )
     basis = crit.get("reward_basis") or ["DB", "COMMUNICATE"]
     writes = "DB" in basis
+    if not writes and "ACTION" not in basis:
+        source.warn(
+            f"{at}.reward_basis",
+            f"{basis!r}: tau2 judges neither the actions nor the database here; the actions are "
+            "read as the accepted sequence all the same",
+        )
     match = "contains_unordered" if "ACTION" in basis and not writes else "unordered"
     scenario = rec.get("user_scenario")
     instructions = scenario.get("instructions") if isinstance(scenario, dict) else None
