@@ -190,3 +190,9 @@ def test_what_cannot_be_read_is_said(tmp_path: Path) -> None:
     assert any("ground_truth[0][0]: 'mv(a, b)': positional arguments" in w for w in said)
     assert any("ground_truth[0][1]" in w and "not a literal" in w for w in said)
     assert [s.tool for s in cases["multi_turn_1"].accept[0]] == ["ls"]
+
+
+def test_a_case_file_named_like_adks_config_is_still_read(tmp_path: Path) -> None:
+    case = {"id": "mine", "accept": [[{"tool": "get_weather", "args": {"city": "Oslo"}}]]}
+    (tmp_path / "test_config.json").write_text(json.dumps(case))
+    assert list(load_cases(tmp_path)) == ["mine"]

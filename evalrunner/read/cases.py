@@ -33,7 +33,15 @@ from ..model import (
 )
 from ..model import PREDICATES as PREDICATES
 from ..pointer import Loc, parse_pointer
-from .case_formats import AUTO, CONFIG_FILES, CaseFormat, CaseWarning, Source, decode
+from .case_formats import (
+    AUTO,
+    CONFIG_FILES,
+    CaseFormat,
+    CaseWarning,
+    Source,
+    decode,
+    is_config,
+)
 from .case_formats import SUFFIXES as CASE_SUFFIXES
 from .case_formats import detect as detect_case_format
 from .case_formats import resolve as resolve_case_format
@@ -118,8 +126,6 @@ def load_cases(
     suffixes = forced.suffixes if forced is not None else CASE_SUFFIXES
     cases: dict[str, Case] = {}
     for file in list_files(path, suffixes, what="cases", flag="--cases"):
-        if file.name in CONFIG_FILES and Path(path).is_dir():
-            continue  # a format's own configuration (ADK's test_config.json), read beside its cases
         for case in read_case_file(file, forced, warnings):
             if case.id in cases:
                 raise InputError(
@@ -135,6 +141,8 @@ def read_case_file(
 ) -> list[Case]:
     """The cases of one file, in `fmt` or in the format detected."""
     source = decode(file)
+    if file.name in CONFIG_FILES and is_config(source):
+        return []  # a format's own configuration (ADK's test_config.json), read beside its cases
     if fmt is None:
         fmt = detect_case_format(source)
         if fmt is None:
@@ -163,8 +171,7 @@ def _native(source: Source) -> list[Case]:
     file, data = source.file, source.data
     if source.lines is not None:
         return [
-            parse_case(d, f"{file}:{n}", file=str(file), line=n)
-            for d, n in zip(data, source.lines)
+            parse_case(d, f"{file}:{n}", file=str(file), line=n) for d, n in zip(data, source.lines)
         ]
     if isinstance(data, list):
         return [

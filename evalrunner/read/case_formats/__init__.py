@@ -24,6 +24,7 @@ __all__ = [
     "decode",
     "detect",
     "formats_table",
+    "is_config",
     "records",
     "resolve",
     "stable_id",
@@ -42,6 +43,15 @@ CASE_FORMATS: Final[Mapping[str, CaseFormat]] = _formats()
 """Every case format by name, in detection order."""
 SUFFIXES: Final = tuple(sorted({s for f in CASE_FORMATS.values() for s in f.suffixes}))
 CONFIG_FILES: Final = frozenset(n for f in CASE_FORMATS.values() for n in f.config_files)
+
+
+def is_config(source: Source) -> bool:
+    """Whether a file is a format's configuration (ADK's `test_config.json` with `criteria`),
+    read beside that format's cases rather than as cases."""
+    return any(
+        source.file.name in f.config_files and f.is_config is not None and f.is_config(source)
+        for f in CASE_FORMATS.values()
+    )
 
 
 def resolve(name: str) -> CaseFormat | None:

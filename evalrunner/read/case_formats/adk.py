@@ -188,4 +188,5 @@ FORMAT = CaseFormat(
     read=_read,
     order=10,
     config_files=(CONFIG,),
+    is_config=lambda source: isinstance(source.data, dict) and "criteria" in source.data,
 )

@@ -90,7 +90,10 @@ class CaseFormat:
     """Detection order: lower is tried first; evalrun's own format comes last, as the fallback for
     `.json` and `.jsonl` (so its messages, for a broken case, stay its own)."""
     config_files: tuple[str, ...] = ()
-    """File names that are this format's configuration, not cases (ADK's `test_config.json`)."""
+    """File names that may be this format's configuration, not cases (ADK's `test_config.json`),
+    read beside the format's files."""
+    is_config: Callable[[Source], bool] | None = None
+    """Whether a file so named is that configuration (else it is read as cases, like any file)."""
 
 
 def decode(file: Path) -> Source:
