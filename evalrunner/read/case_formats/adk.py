@@ -35,7 +35,7 @@ def _snake(value: Any) -> Any:
         return value
     out = {}
     for k, v in value.items():
-        name = re.sub(r"(?<!^)([A-Z])", r"_\1", k).lower() if isinstance(k, str) else k
+        name = _snake_name(k)
         out[name] = v if name in KEPT else _snake(v)
     return out
 
@@ -45,10 +45,18 @@ def _old(record: Any) -> bool:
 
 
 def _detect(source: Source) -> bool:
-    data = _snake(source.data)
+    data = source.data  # only its top level is looked at: a large file of other cases is not walked
     if isinstance(data, dict):
-        return isinstance(data.get("eval_cases"), list)
-    return isinstance(data, list) and bool(data) and all(_old(r) for r in data)
+        return any(isinstance(data.get(k), list) for k in ("eval_cases", "evalCases"))
+    return isinstance(data, list) and bool(data) and all(_old(_snake_keys(r)) for r in data)
+
+
+def _snake_keys(record: Any) -> Any:
+    return {_snake_name(k): v for k, v in record.items()} if isinstance(record, dict) else record
+
+
+def _snake_name(key: Any) -> Any:
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", key).lower() if isinstance(key, str) else key
 
 
 def _match(source: Source) -> str:
