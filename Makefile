@@ -6,6 +6,9 @@
 #   make fuzz   the long fuzz run (make test runs a short one)
 #   make fixtures  creates .venv/frameworks with the agent frameworks (the frameworks extra) and
 #               rewrites tests/data/frameworks/ with scripts/framework_traces.py (offline)
+#   make integrations  creates .venv/integrations with Inspect AI, DeepEval and MLflow (the
+#               integrations extra, about 1.2 GB: kept out of the dev environment) and runs
+#               tests/test_integrations.py there, offline
 #   make bench  creates .venv/bench with the peers (the bench extra, which pulls in PyTorch, so it
 #               stays out of the dev environment), then runs scripts/bench.py (BENCH_ARGS=...)
 PYTHON ?= python3
@@ -19,6 +22,8 @@ BENCH_ARGS  ?=
 FRAMEWORKS_VENV  := $(VENV)/frameworks
 FRAMEWORKS_STAMP := $(FRAMEWORKS_VENV)/.installed
 FUZZ_EXAMPLES ?= 20000
+INTEGRATIONS_VENV  := $(VENV)/integrations
+INTEGRATIONS_STAMP := $(INTEGRATIONS_VENV)/.installed
 
 # A .venv whose Python is gone, moved or too old (made by another PYTHON) is rebuilt, not kept
 # failing until `make clean`.
@@ -29,7 +34,7 @@ ifneq ($(wildcard $(VENV)),)
   endif
 endif
 
-.PHONY: run test lint typecheck fuzz bench fixtures clean
+.PHONY: run test lint typecheck fuzz bench fixtures integrations clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
@@ -76,6 +81,17 @@ $(FRAMEWORKS_STAMP): pyproject.toml
 
 fixtures: $(FRAMEWORKS_STAMP)
 	$(FRAMEWORKS_VENV)/bin/python scripts/framework_traces.py
+
+$(INTEGRATIONS_STAMP): pyproject.toml
+	test -x $(INTEGRATIONS_VENV)/bin/python || $(PYTHON) -m venv $(INTEGRATIONS_VENV)
+	$(INTEGRATIONS_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(INTEGRATIONS_VENV)/bin/python -m pip install --quiet -e '.[integrations]'
+	touch $(INTEGRATIONS_STAMP)
+
+# deepeval brings pytest-asyncio, which warns (an error here) unless its loop scope is set
+integrations: $(INTEGRATIONS_STAMP)
+	DEEPEVAL_TELEMETRY_OPT_OUT=YES $(INTEGRATIONS_VENV)/bin/python -m pytest -p no:cacheprovider \
+	  -o asyncio_default_fixture_loop_scope=function tests/test_integrations.py
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

@@ -22,6 +22,7 @@ from typing import Any, BinaryIO
 from .grade.grader import PER_CALL, Grader, RunResult
 from .grade.norms import Normalizer, load_registry
 from .model import Case, InputError, Tool, TraceError
+from .read.case_formats import CaseWarning
 from .read.cases import load_cases, unknown_tools
 from .read.tools import load_tools
 from .summary import Order, Summary
@@ -65,9 +66,14 @@ class Config:
 
 
 def load_config(
-    tools_dir: str | Path, cases_dir: str | Path, *, reported: str = PER_CALL
+    tools_dir: str | Path,
+    cases_dir: str | Path,
+    *,
+    reported: str = PER_CALL,
+    case_format: str = "auto",
 ) -> Config:
-    """Read tools and cases and compile every rule; InputError for anything unusable.
+    """Read tools and cases (in `case_format`, or each file's own) and compile every rule;
+    InputError for anything unusable.
     `reported` is how the reported check reads a run (`grader.REPORTED_READINGS`)."""
     registry = load_registry()
     tools = load_tools(tools_dir)
@@ -77,8 +83,9 @@ def load_config(
             "default and repeatable tool would be missing and every number wrong; set --tools to "
             "the folder or file that defines your tools"
         )
-    cases = load_cases(cases_dir)
-    warnings = tuple(u.message for u in unknown_tools(cases, tools))
+    read: list[CaseWarning] = []
+    cases = load_cases(cases_dir, case_format=case_format, warnings=read)
+    warnings = (*map(str, read), *(u.message for u in unknown_tools(cases, tools)))
     grader = Grader(tools, cases, registry=registry, reported=reported)
     return Config(tools, cases, registry, grader, warnings)
 

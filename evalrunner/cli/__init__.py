@@ -14,7 +14,7 @@ import typer
 from .. import __version__
 from ..grade.norms import configure_plugins
 from ..read.settings import discover
-from . import diff, lint, norms, report, score, suggest
+from . import cases, diff, lint, norms, report, score, suggest
 from .audit import app as audit_app
 from .common import SETTINGS_FILE, input_errors, stderr
 
@@ -102,6 +102,7 @@ app.command("score")(score.score)
 app.command("report")(report.report)
 app.command("norms")(norms.norms)
 app.command("lint")(lint.lint)
+app.command("cases")(cases.cases)
 app.command("diff")(diff.diff)
 app.command("suggest")(suggest.suggest)
 app.add_typer(audit_app, name="audit")

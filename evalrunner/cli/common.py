@@ -20,6 +20,7 @@ from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElaps
 
 from ..diff import gates
 from ..model import InputError
+from ..read.case_formats import CASE_FORMATS
 from ..scoring import MAX_JOBS, available_cpus
 from ..summary import Summary
 from ..summary.groups import NO_GROUP
@@ -71,6 +72,17 @@ TraceFormatOpt = Annotated[
         help="How trace lines are written: auto (each line's format detected), or one of "
         + ", ".join(BUILTINS)
         + " (or a plugin's). See docs/trace-formats.md.",
+        show_default="auto",
+    ),
+]
+CaseFormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--case-format",
+        metavar="FORMAT",
+        help="How case files are written: auto (each file's format detected), or one of "
+        + ", ".join(CASE_FORMATS)
+        + ". See docs/case-formats.md.",
         show_default="auto",
     ),
 ]

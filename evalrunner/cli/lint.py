@@ -12,11 +12,13 @@ from rich.text import Text
 
 from ..lint import CODES, Finding, LintReport
 from ..lint import lint as run_lint
+from ..read.case_formats import CaseWarning
 from ..traces.lines import MAX_LINE_BYTES
 from ..words import counted
 from ..write.results import dumps
 from .common import (
     EXIT_THRESHOLD,
+    CaseFormatOpt,
     CaseKeyOpt,
     CasesOpt,
     Format,
@@ -31,6 +33,7 @@ from .common import (
     input_errors,
     output_stream,
     reading_of,
+    stderr,
 )
 
 INDENT = " " * 10
@@ -65,6 +68,7 @@ def lint(
         ),
     ] = None,
     trace_format: TraceFormatOpt = None,
+    case_format: CaseFormatOpt = None,
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
     max_line_bytes: MaxLineOpt = MAX_LINE_BYTES,
@@ -88,7 +92,13 @@ def lint(
         )
     with input_errors():
         reading = reading_of(trace_format, case_key, run_key, max_line_bytes)
-        report = run_lint(tools, cases, traces, reading=reading).ignoring(codes)
+        read: list[CaseWarning] = []
+        report = run_lint(
+            tools, cases, traces, reading=reading, case_format=case_format or "auto",
+            case_warnings=read,
+        ).ignoring(codes)
+    for warning in read:  # what a case source holds that evalrun cannot express
+        stderr().print(f"warning: {warning}", markup=False, soft_wrap=True, highlight=False)
     with output_stream(output, inputs=traces or (), config=[tools, cases]) as out:
         if format is Format.json:
             out.write(dumps(report.to_json()) + b"\n")

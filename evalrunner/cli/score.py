@@ -15,6 +15,7 @@ from ..traces.lines import MAX_EXPANDED_BYTES, MAX_LINE_BYTES, path_text
 from ..write import WRITERS, Output
 from ..write.table import SHOW
 from .common import (
+    CaseFormatOpt,
     CaseKeyOpt,
     CasesOpt,
     JobsOpt,
@@ -51,6 +52,7 @@ def score(
     traces: TracesArg = None,
     tools: ToolsOpt = Path("tools"),
     cases: CasesOpt = Path("cases"),
+    case_format: CaseFormatOpt = None,
     format: Annotated[
         ResultsFormat,
         typer.Option(
@@ -179,7 +181,9 @@ def score(
             case_id=case_id,
             max_expanded_bytes=max_expanded_bytes,
         )
-        config = load_config(tools, cases, reported=reported.value)
+        config = load_config(
+            tools, cases, reported=reported.value, case_format=case_format or "auto"
+        )
         with output_stream(output, inputs=paths, config=[tools, cases]) as out:
             writer = writer_format.make(
                 Output(

@@ -89,10 +89,12 @@ class JudgePathError:
 
 
 def param_paths(tool: Tool | None) -> dict[str, Param]:
-    """Every parameter of `tool` by its path (`body`, `items[].note`); the root left out."""
+    """Every parameter of `tool` by its path (`body`, `items[].note`), and the root as `""`: a
+    step may judge the whole arguments (`{"": "any"}`: the tool is called, its arguments not
+    judged, as a harness that checks tool names does)."""
     if tool is None:
         return {}
-    return {p.path: p for p in tool.params.walk() if p.path}
+    return {p.path: p for p in tool.params.walk()}
 
 
 def judge_path_errors(

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..grade.norms import Normalizer, load_registry
+from ..read.case_formats import CaseWarning
 from ..read.cases import load_cases
 from ..read.tools import load_tools
 from ..traces import Reading
@@ -43,9 +44,13 @@ def lint(
     registry: Mapping[str, Normalizer] | None = None,
     *,
     reading: Reading | None = None,
+    case_format: str = "auto",
+    case_warnings: list[CaseWarning] | None = None,
 ) -> LintReport:
     """Check the tools, rules and cases (and, with traces, the rules on recorded arguments).
 
+    Cases are read in `case_format` (by default each file's own); what a source holds that
+    evalrun cannot express is appended to `case_warnings`.
     Traces are read as `evalrun score` reads them, in every format (`reading` says how: format,
     where the ids live; by default each line's format is detected).
 
@@ -55,7 +60,7 @@ def lint(
     registry = dict(registry) if registry is not None else load_registry()
     out: list[Finding] = []
     sites = tool_sites(load_tools(tools_dir), registry, out)
-    cases = load_cases(cases_dir)
+    cases = load_cases(cases_dir, case_format=case_format, warnings=case_warnings)
     for site in sites.values():
         check_schema(site, registry, out)
     for case in cases.values():

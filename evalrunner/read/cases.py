@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from ..jsonvalue import MAX_DEPTH, loads, too_deep
+from ..jsonvalue import MAX_DEPTH, too_deep
 from ..jsonvalue import dumps as json_dumps
 from ..model import (
     GRADE_MODES,
@@ -33,7 +33,20 @@ from ..model import (
 )
 from ..model import PREDICATES as PREDICATES
 from ..pointer import Loc, parse_pointer
-from .files import check_keys, list_files, near_miss, read_json_file
+from .case_formats import (
+    AUTO,
+    CONFIG_FILES,
+    CaseFormat,
+    CaseWarning,
+    Source,
+    decode,
+    is_config,
+)
+from .case_formats import SUFFIXES as CASE_SUFFIXES
+from .case_formats import detect as detect_case_format
+from .case_formats import resolve as resolve_case_format
+from .case_formats import unknown_shape as unknown_case_shape
+from .files import check_keys, list_files, near_miss
 
 EFFECT_OPS: Final = ("equals", "contains", "count", "absent")
 
@@ -94,15 +107,26 @@ EFFECT_CONFUSED: Final = {
 }
 
 
-def load_cases(path: str | Path) -> dict[str, Case]:
-    """Every case under `path` (a directory of `*.json`/`*.jsonl` files, or one file), by id.
+def load_cases(
+    path: str | Path,
+    *,
+    case_format: str = AUTO,
+    warnings: list[CaseWarning] | None = None,
+) -> dict[str, Case]:
+    """Every case under `path` (a directory of case files, or one file), by id.
+
+    Each file is read in the case format it is in (`case_formats`: evalrun's own, ADK, BFCL, …),
+    or in `case_format` when it names one. What a source holds that evalrun cannot express is
+    appended to `warnings` (file and field), never dropped silently.
 
     Raises InputError (naming the file, and the line for JSONL) for unreadable files, malformed
     cases, a misspelt key, values nested too deep, an unknown match mode, or an id used twice.
     """
+    forced = resolve_case_format(case_format)
+    suffixes = forced.suffixes if forced is not None else CASE_SUFFIXES
     cases: dict[str, Case] = {}
-    for file in list_files(path, (".json", ".jsonl"), what="cases", flag="--cases"):
-        for case in read_case_file(file):
+    for file in list_files(path, suffixes, what="cases", flag="--cases"):
+        for case in read_case_file(file, forced, warnings):
             if case.id in cases:
                 raise InputError(
                     f"case id {case.id!r} is used twice: in {cases[case.id].source} and in "
@@ -112,32 +136,49 @@ def load_cases(path: str | Path) -> dict[str, Case]:
     return cases
 
 
-def read_case_file(file: Path) -> list[Case]:
-    if file.name.endswith(".jsonl"):
-        return list(_read_jsonl(file))
-    data = read_json_file(file, what="case")
+def read_case_file(
+    file: Path, fmt: CaseFormat | None = None, warnings: list[CaseWarning] | None = None
+) -> list[Case]:
+    """The cases of one file, in `fmt` or in the format detected."""
+    source = decode(file)
+    if file.name in CONFIG_FILES and is_config(source):
+        return []  # a format's own configuration (ADK's test_config.json), read beside its cases
+    if fmt is None:
+        fmt = detect_case_format(source)
+        if fmt is None:
+            raise InputError(unknown_case_shape(file))
+    if fmt.read is None:  # evalrun's own
+        return _native(source)
+    for name in CONFIG_FILES:
+        sibling = file.parent / name
+        if sibling != file and sibling.is_file():
+            source.siblings = {**source.siblings, name: decode(sibling).data}
+    found = [
+        parse_case(data, where, file=str(file), line=_line(where))
+        for data, where in fmt.read(source)
+    ]
+    if warnings is not None:
+        warnings.extend(source.warnings)
+    return found
+
+
+def _line(where: str) -> int | None:
+    tail = where.rpartition(":")[2]
+    return int(tail) if tail.isdigit() else None
+
+
+def _native(source: Source) -> list[Case]:
+    file, data = source.file, source.data
+    if source.lines is not None:
+        return [
+            parse_case(d, f"{file}:{n}", file=str(file), line=n) for d, n in zip(data, source.lines)
+        ]
     if isinstance(data, list):
         return [
             parse_case(item, f"{file} case #{i}", file=str(file), loc=(i,))
             for i, item in enumerate(data)
         ]
     return [parse_case(data, str(file), file=str(file))]
-
-
-def _read_jsonl(file: Path) -> Iterator[Case]:
-    try:
-        lines = file.read_bytes().splitlines()
-    except OSError as e:
-        raise InputError(f"{file}: cannot read this case file: {e.strerror or e}") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{file}:{number}"
-        try:
-            data = loads(line)
-        except ValueError as e:
-            raise InputError(f"{where}: this case line is not valid JSON ({e})") from None
-        yield parse_case(data, where, file=str(file), line=number)
 
 
 def parse_case(
@@ -310,6 +351,39 @@ def judge_to_json(judge: Judge) -> Any:
     if isinstance(judge, OneOf):
         return {"one_of": list(judge.values)}
     return judge.name if not judge.options else {"name": judge.name, **judge.options}
+
+
+def case_to_json(case: Case) -> dict[str, Any]:
+    """A case as evalrun's own case file writes it: `parse_case` reads it back to an equal case
+    (`evalrun cases` prints every source this way). Keys left at their defaults are left out."""
+    out: dict[str, Any] = {"id": case.id}
+    if case.input:
+        out["input"] = case.input
+    out["match"] = case.match
+    out["accept"] = [
+        [
+            {"tool": s.tool, "args": dict(s.args)}
+            | ({"judge": {p: judge_to_json(j) for p, j in s.judge.items()}} if s.judge else {})
+            for s in seq
+        ]
+        for seq in case.accept
+    ]
+    if case.effects:
+        out["effect"] = [
+            {"at": e.at, e.op: e.value} | ({"where": e.where} if e.where is not MISSING else {})
+            for e in case.effects
+        ]
+    if case.forbid:
+        out["forbid"] = [
+            {"tool": f.tool} | ({"args": dict(f.args)} if f.args else {}) for f in case.forbid
+        ]
+    if case.repeatable:
+        out["repeatable"] = sorted(case.repeatable)
+    if case.grade != "all":
+        out["grade"] = case.grade
+    if case.tags:
+        out["tags"] = list(case.tags)
+    return out
 
 
 def near_miss_any(raw: Mapping[str, Any], known: tuple[str, ...]) -> tuple[str, str] | None:

@@ -87,6 +87,8 @@ KEYS: dict[str, Key] = {
     "cases": Key(_path, "a path", path=True),
     "traces": Key(_paths, "a path or a list of paths", path=True),
     "trace_format": Key(_text, "a trace format's name (auto, native, openai-chat, …)"),
+    "case_format": Key(_text, "a case format's name (auto, native, adk, bfcl, …)"),
+    "pytest": Key(_flag, "true or false: the pytest plugin is on without -p evalrun"),
     "case_key": Key(_text, "a dotted path (metadata.case_id)"),
     "run_key": Key(_text, "a dotted path (metadata.run_id)"),
     "group_by": Key(_text, "a dotted path (meta.model)"),

@@ -1,0 +1,69 @@
+"""DeepEval goldens and test cases as `EvaluationDataset.save_as(file_type="json")` writes them.
+
+Each golden's `expected_tools` (`ToolCall`: `name`, `input_parameters`) are the canonical
+sequence. DeepEval's `ToolCorrectnessMetric` compares names only unless asked for the input
+parameters: a `ToolCall` without `input_parameters` is a step whose arguments are not judged
+(`"judge": {"": "any"}`). The other fields (`expected_output`, `context`, …) are not tool calls.
+"""
+
+from __future__ import annotations
+
+from ._steps import step, text_of
+from .format import CaseFormat, Native, Source, records, stable_id
+
+IGNORED = ("expected_output", "context", "retrieval_context", "actual_output", "tools_called")
+
+
+def _detect(source: Source) -> bool:
+    recs = [r for _, r in records(source)]
+    return bool(recs) and all(
+        isinstance(r, dict) and "expected_tools" in r and "input" in r for r in recs
+    )
+
+
+def _read(source: Source) -> list[Native]:
+    out: list[Native] = []
+    for i, rec in records(source):
+        at = f"[{i}]"
+        steps = []
+        for j, tool in enumerate(rec.get("expected_tools") or []):
+            tool = tool if isinstance(tool, dict) else {}
+            params = tool.get("input_parameters", tool.get("inputParameters"))
+            s = step(source, f"{at}.expected_tools[{j}]", tool.get("name"), params)
+            if s is not None:
+                if params is None:  # DeepEval compares the name only: so does the case
+                    s["judge"] = {"": "any"}
+                steps.append(s)
+        for key in IGNORED:
+            if rec.get(key):
+                source.warn(f"{at}.{key}", "not a tool call: evalrun does not grade it")
+        meta = (
+            rec.get("additional_metadata")
+            if isinstance(rec.get("additional_metadata"), dict)
+            else {}
+        )
+        rid = rec.get("id", rec.get("name", meta.get("id")))
+        case_id = (
+            rid if isinstance(rid, str) and rid else stable_id(source.file.name.split(".")[0], rec)
+        )
+        case = {
+            "id": case_id,
+            "input": text_of(rec.get("input")),
+            "accept": [steps],
+            "match": "exact",
+        }
+        out.append((case, source.where(i)))
+    return out
+
+
+FORMAT = CaseFormat(
+    name="deepeval",
+    summary="DeepEval goldens / test cases saved by `EvaluationDataset.save_as` (JSON): "
+    "`expected_tools` (`ToolCall` `name`, `input_parameters`), in order",
+    looks_like='records with "input" and "expected_tools"',
+    version="deepeval 3.x",
+    suffixes=(".json", ".jsonl"),
+    detect=_detect,
+    read=_read,
+    order=20,
+)

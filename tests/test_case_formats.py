@@ -1,0 +1,198 @@
+"""Case sources from other harnesses (evalrunner/read/case_formats/): each read into the cases it
+means, what it cannot express warned about by file and field, and `evalrun cases` printing what
+reads back and grades identically."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import runpy
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from evalrunner.cli import app
+from evalrunner.model import InputError, OneOf
+from evalrunner.read.case_formats import CASE_FORMATS, CaseWarning, formats_table
+from evalrunner.read.cases import case_to_json, load_cases, parse_case
+
+from .test_laws_case_keys import grade_all, keyed_worlds
+
+DATA = Path(__file__).parent / "data" / "case_formats"
+TOOLS = DATA / "tools"
+RUNS = DATA / "traces" / "runs.jsonl"
+SOURCES = ("adk", "agentevals", "bfcl", "deepeval", "mlflow", "promptfoo", "tau2", "taubench")
+ROOT = Path(__file__).parent.parent
+
+
+def read(name: str) -> tuple[dict, list[CaseWarning]]:
+    warnings: list[CaseWarning] = []
+    return load_cases(DATA / name, warnings=warnings), warnings
+
+
+def fields(warnings: list[CaseWarning]) -> set[str]:
+    return {w.field for w in warnings}
+
+
+def test_adk_tool_uses_and_match_type_from_test_config() -> None:
+    cases, warnings = read("adk")
+    case = cases["adk-paris"]
+    assert case.match == "contains"  # IN_ORDER
+    assert [(s.tool, dict(s.args)) for s in case.accept[0]] == [
+        ("get_weather", {"city": "Paris"}),
+        ("book_flight", {"origin": "Paris", "destination": "Rome", "date": "2026-03-01"}),
+    ]
+    assert "eval_cases[0].conversation[0].final_response" in fields(warnings)
+    assert "test_config.json criteria.response_match_score" in fields(warnings)
+    events = cases["adk-events"]  # camelCase keys, and the calls in invocation events
+    assert [(s.tool, dict(s.args)) for s in events.accept[0]] == [("get_weather", {"city": "Lyon"})]
+    assert events.input == "Weather in Lyon?"
+    legacy = [c for c in cases.values() if c.id.startswith("legacy-")]
+    assert len(legacy) == 1 and legacy[0].accept[0][0].tool == "get_weather"
+
+
+def test_bfcl_possible_answers_become_one_of_and_omittable() -> None:
+    cases, warnings = read("bfcl")
+    simple = cases["simple_0"].accept[0][0]
+    assert dict(simple.args) == {"base": 10, "height": 5}  # "unit" may be omitted: left out
+    assert simple.judge["unit"] == OneOf(("units",))
+    parallel = cases["parallel_1"]
+    assert parallel.match == "unordered"
+    assert parallel.accept[0][0].judge["city"] == OneOf(("Paris", "Paris, France"))
+    multi = cases["multi_turn_base_0"]  # Python source, read and never run
+    assert multi.match == "contains"
+    assert [(s.tool, dict(s.args)) for s in multi.accept[0]] == [
+        ("cd", {"folder": "document"}),
+        ("ls", {}),
+    ]
+    assert "multi_turn_base_0.ground_truth" in fields(warnings)
+
+
+def test_deepeval_saved_goldens() -> None:
+    cases, warnings = read("deepeval")
+    first, second = sorted(cases.values(), key=lambda c: len(c.accept[0]), reverse=True)
+    assert [s.tool for s in first.accept[0]] == ["get_weather", "book_flight"]
+    assert first.accept[0][1].args["destination"] == "Porto"
+    assert second.accept[0][0].judge[""].name == "any"  # no input_parameters: names only
+    assert "[0].expected_output" in fields(warnings)
+    assert read("deepeval")[0].keys() == cases.keys()  # ids stable across reads
+
+
+def test_mlflow_tau_agentevals_promptfoo() -> None:
+    mlf, w = read("mlflow")
+    assert dict(mlf["mlf-oslo"].accept[0][0].args) == {"city": "Oslo", "unit": "fahrenheit"}
+    assert "[0].expectations.expected_response" in fields(w)
+    tau2, w = read("tau2")
+    case = tau2["tau2-cancel"]
+    assert (case.grade, case.match) == ("writes", "unordered")
+    assert [s.tool for s in case.accept[0]] == ["get_user_details", "cancel_reservation"]
+    assert case.accept[0][1].judge["reason"].name == "any"  # outside compare_args
+    assert "[0].evaluation_criteria.actions[2]" in fields(w)  # the user's action
+    tau, _ = read("taubench")
+    assert tau["0"].grade == "writes"
+    ae, w = read("agentevals")
+    assert ae["ae-rome"].match == "contains_unordered"  # superset
+    assert ae["ae-subset"].accept[0][0].judge["city"].name == "any"
+    assert ae["ae-langchain"].accept[0][0].args == {"city": "Nice"}  # LangChain's message dicts
+    assert ae["ae-langchain"].input == "Weather in Nice?"
+    assert "#1.trajectory_match_mode" in fields(w)
+    pf, w = read("promptfoo")
+    assert list(pf) == ["pf-weather-and-book"]
+    assert [s.tool for s in pf["pf-weather-and-book"].accept[0]] == ["get_weather", "book_flight"]
+    assert {"tests[0].assert[2]", "tests[1].assert[0]", "tests[1]"} <= fields(w)
+
+
+def test_forced_format_and_unknown_name() -> None:
+    with pytest.raises(InputError, match="unknown case format 'nope'"):
+        load_cases(DATA / "bfcl", case_format="nope")
+    with pytest.raises(InputError):  # BFCL records are not evalrun cases
+        load_cases(DATA / "bfcl", case_format="native")
+    assert "simple_0" in load_cases(DATA / "bfcl", case_format="bfcl")
+
+
+def _score(cases: Path) -> list[dict]:
+    result = CliRunner().invoke(
+        app,
+        ["score", str(RUNS), "--tools", str(TOOLS), "--cases", str(cases), "--format", "jsonl"],
+    )
+    lines = [json.loads(x) for x in result.stdout.splitlines()]
+    return [x for x in lines if "summary" not in x]
+
+
+@pytest.mark.parametrize("name", SOURCES)
+def test_printed_cases_read_back_and_grade_identically(name: str, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["cases", "--cases", str(DATA / name)])
+    assert result.exit_code == 0, result.output
+    printed = tmp_path / "cases.jsonl"
+    printed.write_text(result.stdout)
+    again = CliRunner().invoke(app, ["cases", "--cases", str(printed)])
+    assert again.stdout == result.stdout
+    assert load_cases(printed).keys() == load_cases(DATA / name).keys()
+    original, back = _score(DATA / name), _score(printed)
+    assert any(r.get("verdict") for r in original)  # some run of the corpus is this source's
+    assert back == original
+
+
+def test_sources_grade_as_their_harness_means() -> None:
+    verdicts = {}
+    for name in SOURCES:
+        for r in _score(DATA / name):
+            if "verdict" in r:
+                verdicts[r["run_id"]] = r["true"]["pass"]
+    assert verdicts["bfcl-1"] and verdicts["bfcl-2"] and verdicts["bfcl-3"]
+    assert not verdicts["bfcl-4"]  # height 6 is not a possible answer
+    assert verdicts["adk-1"]  # IN_ORDER: another call between is fine; ids never compared
+    assert verdicts["pf-1"] and verdicts["de-1"]  # names only
+    assert verdicts["tau2-1"]  # graded on writes; the reason is not compared
+    assert verdicts["mlf-1"] and verdicts["tau-1"] and verdicts["ae-1"]
+
+
+def test_docs_are_the_registry() -> None:
+    text = (ROOT / "docs" / "case-formats.md").read_text()
+    assert formats_table() in text
+    for name in CASE_FORMATS:
+        assert re.search(rf"^## `{name}`", text, re.M), (
+            f"docs/case-formats.md: no section for {name}"
+        )
+    doc = runpy.run_path(str(ROOT / "scripts" / "case_formats_doc.py"))
+    assert doc["render"]() == text, "run python scripts/case_formats_doc.py"
+
+
+@settings(max_examples=60, deadline=None)
+@given(keyed_worlds(), st.booleans())
+def test_law_a_printed_case_reads_back_to_the_same_case_and_grades(world, whole) -> None:
+    """For any case (every key, any judge, the whole arguments judged or not), the line `evalrun
+    cases` prints reads back to an equal case, which grades every run the same."""
+    tools_json, case_json, records = world
+    if whole:
+        case_json["accept"][0][0]["judge"] = {"": "any"}
+    case = parse_case(case_json, "generated")
+    back = parse_case(json.loads(json.dumps(case_to_json(case))), "printed")
+    assert back == dataclasses.replace(case, source="printed")
+    assert grade_all(tools_json, case_to_json(case), records) == grade_all(
+        tools_json, case_json, records
+    )
+
+
+def test_what_cannot_be_read_is_said(tmp_path: Path) -> None:
+    (tmp_path / "promptfooconfig.yaml").write_text("prompts: [x]\ntests: file://tests/*.yaml\n")
+    (tmp_path / "possible_answer.json").write_text(
+        '{"id": "multi_turn_1", "ground_truth": [["mv(a, b)", "rm(path=open(\'x\'))", "ls()"]]}\n'
+    )
+    warnings: list[CaseWarning] = []
+    cases = load_cases(tmp_path, warnings=warnings)
+    said = [str(w) for w in warnings]
+    assert any("promptfooconfig.yaml: tests: the tests in 'file://tests/*.yaml'" in w for w in said)
+    assert any("ground_truth[0][0]: 'mv(a, b)': positional arguments" in w for w in said)
+    assert any("ground_truth[0][1]" in w and "not a literal" in w for w in said)
+    assert [s.tool for s in cases["multi_turn_1"].accept[0]] == ["ls"]
+
+
+def test_a_case_file_named_like_adks_config_is_still_read(tmp_path: Path) -> None:
+    case = {"id": "mine", "accept": [[{"tool": "get_weather", "args": {"city": "Oslo"}}]]}
+    (tmp_path / "test_config.json").write_text(json.dumps(case))
+    assert list(load_cases(tmp_path)) == ["mine"]
