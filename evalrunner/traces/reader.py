@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from ..jsonvalue import json_kind
@@ -18,6 +19,7 @@ from .errors import ErrorPatterns
 from .format import (
     DEFAULT_RUN_PATHS,
     AllCalls,
+    Exchange,
     Grouper,
     GroupKeys,
     LastLinesOf,
@@ -27,7 +29,6 @@ from .format import (
     TraceFormat,
 )
 from .formats._pairing import is_str_in
-from .formats.gemini import AFC_KEYS
 from .formats.openai_responses import ITEM_TYPES
 from .formats.otel import walk
 from .lines import MAX_EXPANDED_BYTES, MAX_LINE_BYTES, LastLines, Parsed
@@ -374,12 +375,11 @@ EXCHANGE_KEYS = frozenset({"messages", "input", "output", "choices", "contents",
 def exchange(record: dict[str, Any]) -> dict[str, Any] | None:
     """A logged request/response pair (`{"request": {...}, "response": {...}}`, as gateways and
     loggers write one model call) as the conversation it holds, in the shape its provider's
-    format reads: the request's messages with the response's message (Chat Completions'
-    `choices`, an Anthropic Message, a `message` as Ollama writes it, Bedrock Converse's
-    `output.message`, Gemini's first candidate after the request's `contents` or the automatic
-    function calling history), or the Responses request's `input` with the response's `output`.
-    None for a record that is no such pair, that holds a conversation of its own, or whose
-    response is in none of these shapes (streamed chunks, an error body)."""
+    format reads: the first format, in detection order, whose `TraceFormat.exchange` knows the
+    response (Chat Completions' `choices`, an Anthropic Message, a `message` as Ollama writes it,
+    Bedrock Converse's `output.message`, Gemini's candidates, Responses `output`). None for a
+    record that is no such pair, that holds a conversation of its own, or whose response is in
+    none of these shapes (streamed chunks, an error body)."""
     request, response = record.get("request"), record.get("response")
     if type(request) is not dict and type(response) is not dict:
         return None
@@ -388,35 +388,35 @@ def exchange(record: dict[str, Any]) -> dict[str, Any] | None:
     request = request if type(request) is dict else {}
     response = response if type(response) is dict else {}
     rest = {k: v for k, v in record.items() if k not in ("request", "response")}
-    messages = request.get("messages")
-    messages = messages if type(messages) is list else []
-    if type(response.get("choices")) is list:  # Chat Completions
-        return {**rest, "messages": messages, "choices": response["choices"]}
-    if response.get("type") == "message" and type(response.get("content")) is list:  # Anthropic
-        reply = {"role": response.get("role", "assistant"), "content": response["content"]}
-        return {**rest, "messages": [*messages, reply]}
-    message = response.get("message")
-    if type(message) is dict and "role" in message:  # Ollama's chat, and others like it
-        return {**rest, "messages": [*messages, message]}
-    output = response.get("output")
-    if type(output) is dict and type(output.get("message")) is dict:  # Bedrock Converse
-        return {**rest, "messages": [*messages, output["message"]]}
-    if type(output) is list:  # OpenAI Responses
-        given = request.get("input")
-        # `input` is a list of items, or the user's text
-        items = given if type(given) is list else [{"role": "user", "content": given}]
-        return {**rest, "input": items, "output": output}
-    candidates = response.get("candidates")
-    if type(candidates) is list and candidates and type(candidates[0]) is dict:  # Gemini
-        # the gemini format reads a response as it is (its candidates, and the automatic
-        # function calling history, which holds the request's contents and every call made)
-        contents = request.get("contents")
-        given = {"contents": contents} if type(contents) is list else {}
-        answer = {k: response[k] for k in (*AFC_KEYS, "candidates") if k in response}
-        return {**rest, **given, **answer}
+    for read in _markers().exchanges:
+        found = read(request, response, rest)
+        if found is not None:
+            return found
     # A response in no shape read here (streamed text, an error body, a failed response without
     # output): not a conversation to score as one without calls.
     return None
+
+
+@dataclass(frozen=True)
+class _Markers:
+    """What the formats declare that generic reading asks of all of them at once."""
+
+    exchanges: tuple[Exchange, ...]
+    call_types: frozenset[str]
+    call_keys: tuple[str, ...]
+
+
+@cache
+def _markers() -> _Markers:
+    formats = trace_formats().values()
+    keys: list[str] = []
+    for f in formats:
+        keys.extend(k for k in f.call_keys if k not in keys)
+    return _Markers(
+        exchanges=tuple(f.exchange for f in formats if f.exchange is not None),
+        call_types=frozenset(t for f in formats for t in f.call_types),
+        call_keys=tuple(keys),
+    )
 
 
 def _plain_native(record: Any) -> bool:
@@ -446,16 +446,6 @@ def _first(record: dict[str, Any], paths: tuple[Path, ...]) -> Any:
     return MISSING
 
 
-CALL_TYPES = frozenset(
-    {"tool_call", "tool-call", "tool_use", "function_call", "mcp_call", "mcp_tool_use"}
-)
-
-
-CALL_KEYS = ("functionCall", "function_call", "toolUse", "tool_use")
-"""Keys whose object is a call: Gemini's `functionCall` part (`function_call` in its Python SDK),
-Bedrock Converse's `toolUse` block (and a legacy Chat `function_call` met where it is not read)."""
-
-
 def _a_call(value: Any) -> bool:
     """An object that is a call, not a setting of the same name (Chat's request parameter
     `"function_call": {"name": ...}` forces a function; `{"toolUse": {"enabled": true}}`): a
@@ -473,6 +463,7 @@ def _call_like(record: Any, limit: int = 10_000) -> str | None:
     one in a shape evalrun does not read."""
     stack: list[tuple[Any, str]] = [(record, "")]
     seen = 0
+    markers = _markers()
     while stack and seen < limit:
         value, where = stack.pop()
         seen += 1
@@ -484,9 +475,9 @@ def _call_like(record: Any, limit: int = 10_000) -> str | None:
             ):
                 return _seen(f"a tool_calls list of {len(tool_calls)}", f"{where}.tool_calls")
             for key in ("type", "part_kind"):
-                if is_str_in(value.get(key), CALL_TYPES):
+                if is_str_in(value.get(key), markers.call_types):
                     return _seen(f'a {key} "{value[key]}"', where)
-            for key in CALL_KEYS:
+            for key in markers.call_keys:
                 if _a_call(value.get(key)):
                     return _seen(f"a {key} object", f"{where}.{key}")
             items: Iterable[tuple[str, Any]] = value.items()

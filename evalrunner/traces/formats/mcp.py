@@ -43,6 +43,13 @@ def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
     return pairer.calls
 
 
+def _claims(message: Any) -> bool:
+    """A JSON-RPC message, or a JSON-RPC batch (MCP 2025-03-26)."""
+    if type(message) is list:
+        return bool(message) and type(message[0]) is dict and "jsonrpc" in message[0]
+    return type(message) is dict and "jsonrpc" in message
+
+
 def _detect(record: Any) -> bool:
     return type(record) is dict and messages_kind(record) == "mcp"
 
@@ -54,4 +61,5 @@ FORMAT = TraceFormat(
     detect=_detect,
     order=20,
     calls=calls,
+    claims_message=_claims,
 )
