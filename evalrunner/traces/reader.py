@@ -8,6 +8,7 @@ lines (OpenTelemetry) gets a grouper, which holds its records until their run is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -446,6 +447,35 @@ def _first(record: dict[str, Any], paths: tuple[Path, ...]) -> Any:
     return MISSING
 
 
+TOOL_ROLES = frozenset({"tool", "function", "ipython", "tool_result", "tool-result"})
+"""Message roles that are a tool's reply: a reply means a call was made."""
+CALL_FINISHES = frozenset({"tool_calls", "function_call", "tool_use", "TOOL_CALLS"})
+"""`finish_reason` / `stop_reason` values that say the model asked for a call."""
+TEXT_CONVENTIONS: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (
+        re.compile(r"Calling tools:\s*\n?\s*\["),
+        'smolagents\' "Calling tools:" text',
+        "export agent.memory.get_full_steps() (or RunResult.steps), whose tool_calls evalrun reads",
+    ),
+    (
+        re.compile(r"(?m)^\s*Action\s*:.*\n\s*Action\s*Input\s*:"),
+        "ReAct text (Action: / Action Input:)",
+        "export the framework's structured steps or its OpenTelemetry spans, or convert the "
+        "run to the native format",
+    ),
+    (
+        re.compile(r"<(?:tool_call|function_call|function=)"),
+        "tool calls written as tags in the model's text (<tool_call>)",
+        "export the parsed tool calls (the framework's messages or spans), or convert the run "
+        "to the native format",
+    ),
+)
+"""Call conventions written in text, which evalrun does not parse: a record read with no call
+that holds one is unscoreable (never a silent zero), with what to export instead."""
+TEXT_SCAN = 20_000
+"""How much of each string the guard searches for a text convention."""
+
+
 def _a_call(value: Any) -> bool:
     """An object that is a call, not a setting of the same name (Chat's request parameter
     `"function_call": {"name": ...}` forces a function; `{"toolUse": {"enabled": true}}`): a
@@ -458,12 +488,16 @@ def _a_call(value: Any) -> bool:
 
 
 def _call_like(record: Any, limit: int = 10_000) -> str | None:
-    """What in a record with no call read looks like a call (a `tool_calls` list, a tool-call
-    part or block), and where: so that no run is scored as having made no call while it holds
-    one in a shape evalrun does not read."""
+    """What in a record with no call read looks like a call, and where: a `tool_calls` list, a
+    tool-call part or block (the formats' `call_types` and `call_keys`), a tool's reply (a
+    tool-role message), a `finish_reason` of `tool_calls`, or text in a call convention evalrun
+    does not parse (`TEXT_CONVENTIONS`). The guard that no run is scored as having made no call
+    while it holds one in a shape evalrun does not read, whatever the format."""
     stack: list[tuple[Any, str]] = [(record, "")]
     seen = 0
     markers = _markers()
+    texts: list[tuple[str, str]] = []
+    weaker: str | None = None
     while stack and seen < limit:
         value, where = stack.pop()
         seen += 1
@@ -480,12 +514,33 @@ def _call_like(record: Any, limit: int = 10_000) -> str | None:
             for key in markers.call_keys:
                 if _a_call(value.get(key)):
                     return _seen(f"a {key} object", f"{where}.{key}")
-            items: Iterable[tuple[str, Any]] = value.items()
-            stack.extend((v, f"{where}.{k}") for k, v in items if type(v) in (dict, list))
+            if weaker is None:
+                if is_str_in(value.get("role"), TOOL_ROLES):
+                    weaker = _seen(f'a tool\'s reply (role "{value["role"]}")', where)
+                for key in ("finish_reason", "stop_reason", "finishReason"):
+                    if is_str_in(value.get(key), CALL_FINISHES):
+                        weaker = _seen(f'a {key} of "{value[key]}"', f"{where}.{key}")
+            for k, v in value.items():
+                if type(v) in (dict, list):
+                    stack.append((v, f"{where}.{k}"))
+                elif type(v) is str and len(texts) < limit:
+                    texts.append((v, f"{where}.{k}"))
         elif type(value) is list:
-            stack.extend(
-                (v, f"{where}[{i}]") for i, v in enumerate(value) if type(v) in (dict, list)
-            )
+            for i, v in enumerate(value):
+                if type(v) in (dict, list):
+                    stack.append((v, f"{where}[{i}]"))
+                elif type(v) is str and len(texts) < limit:
+                    texts.append((v, f"{where}[{i}]"))
+    if weaker is not None:
+        return weaker
+    for text, where in texts:
+        for pattern, what, instead in TEXT_CONVENTIONS:
+            if pattern.search(text, 0, TEXT_SCAN):
+                return (
+                    f"no tool call read, but the record holds {what} at "
+                    f"{where.lstrip('.') or 'its top'}: a call convention evalrun does not "
+                    f"parse; {instead} (see docs/trace-formats.md)"
+                )
     return None
 
 

@@ -66,6 +66,10 @@ class _Trace(Trace):
     genai: bool = False
     models: bool = False
     """A model (LLM or chat) span is in the trace."""
+    unknown: list[str] = field(default_factory=list)
+    """The names of the first spans in no convention evalrun reads (for the guard's reason)."""
+    tools_named: int = 0
+    """How many spans in no convention evalrun reads mention tools (in a name or a key)."""
 
 
 class OtelGrouper(TraceGrouper[_Span, _Trace]):
@@ -115,6 +119,11 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
                 attrs.get("openinference.span.kind") == "LLM"
             ):
                 trace.models = True
+        else:
+            if len(trace.unknown) < 3:
+                trace.unknown.append(span.name or "(unnamed)")
+            if _mentions_tools(span.name, attrs):
+                trace.tools_named += 1
         for key in self._keys:
             value = attribute(attrs, key)
             if value is not None:
@@ -163,6 +172,8 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
         calls = _calls(trace)
         if isinstance(calls, str):
             return TraceError(trace.source, f"{where}: {calls}")
+        if not calls and not trace.genai:
+            return TraceError(trace.source, f"{where}: {_no_convention(trace)}")
         world = trace.ids.get(WORLD_ATTR)
         if type(world) is str:
             try:
@@ -206,6 +217,32 @@ def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
             + "; see docs/trace-formats.md for the span conventions evalrun reads"
         )
     return []
+
+
+def _mentions_tools(name: str, attrs: dict[str, Any]) -> bool:
+    return "tool" in name.lower() or any("tool" in k.lower() for k in attrs)
+
+
+def _no_convention(trace: _Trace) -> str:
+    """Why a trace with a case id, no call read and no span of a convention evalrun reads is
+    unscoreable (never a silent zero): it cannot tell a run that made no call from one whose
+    calls are in spans it does not read."""
+    names = ", ".join(f'"{n}"' for n in trace.unknown)
+    others = trace.spans - 1
+    if trace.tools_named:
+        seen = (
+            f"{trace.tools_named} span(s) mention tools in a convention evalrun does not read "
+            f"(spans: {names})"
+        )
+    elif others <= 0:
+        seen = "it holds only the span that carries the case id"
+    else:
+        seen = f"no span is in a convention evalrun reads (spans: {names})"
+    return (
+        f"no tool call read, and {seen}: export the framework's GenAI (gen_ai.*) or "
+        "OpenInference spans together with the case-id span, or its message log (see "
+        "docs/trace-formats.md)"
+    )
 
 
 def _not_recorded(
