@@ -572,6 +572,92 @@ def openai_client() -> None:
     write("openai-client-openllmetry", spans.flat())
 
 
+# ---------------------------------------------------------------------------------- smolagents
+
+
+def smolagents() -> None:
+    import logging
+
+    from smolagents import Model, ToolCallingAgent, tool
+    from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction
+    from smolagents.monitoring import LogLevel
+
+    logging.getLogger("smolagents").setLevel(logging.ERROR)
+
+    @tool
+    def get_customer(customer_id: str) -> dict:  # type: ignore[type-arg]
+        """Look up a customer.
+
+        Args:
+            customer_id: the customer's id
+        """
+        return customer(customer_id)
+
+    @tool
+    def get_invoice(invoice_id: str) -> dict:  # type: ignore[type-arg]
+        """Look up an invoice.
+
+        Args:
+            invoice_id: the invoice's id
+        """
+        return invoice(invoice_id)
+
+    class Scripted(Model):  # type: ignore[misc]
+        """The scenario's turns as a smolagents model; a text turn is the final_answer tool."""
+
+        def __init__(self, case: str) -> None:
+            super().__init__(model_id="scripted")
+            self.case, self.done, self.n = case, 0, 0
+
+        def generate(self, messages: Any, stop_sequences: Any = None, **kwargs: Any) -> Any:
+            step = turn(self.case, self.done)
+            self.done += 1
+            calls = [("final_answer", {"answer": step})] if isinstance(step, str) else step
+            tool_calls = []
+            for name, args in calls:
+                self.n += 1
+                function = ChatMessageToolCallFunction(name=name, arguments=args)
+                tool_calls.append(
+                    ChatMessageToolCall(id=f"call_{self.n}", type="function", function=function)
+                )
+            return ChatMessage(role="assistant", content=None, tool_calls=tool_calls)
+
+    def agent(case: str) -> Any:
+        return ToolCallingAgent(
+            tools=[get_customer, get_invoice],
+            model=Scripted(case),
+            max_steps=5,
+            verbosity_level=LogLevel.OFF,
+        )
+
+    full: list[Any] = []
+    results: list[Any] = []
+    messages: list[Any] = []
+    for case in TURNS:
+        run = agent(case)
+        result = run.run(PROMPTS[case], return_full_result=True)
+        # the documented glue: one run a line, with its case id
+        full.append({"case_id": case, "steps": run.memory.get_full_steps()})
+        results.append({"case_id": case, **result.dict()})
+        # the memory as chat messages: the calls only as "Calling tools:" text (not read)
+        messages.append(
+            {"case_id": case, "messages": [m.dict() for m in run.write_memory_to_messages()]}
+        )
+    write("smolagents-full-steps", full)
+    write("smolagents-run-result", results)
+    write("smolagents-memory-messages", messages)
+
+    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
+
+    spans = SpanFile()
+    SmolagentsInstrumentor().instrument(tracer_provider=spans.provider)
+    for case in TURNS:
+        with case_span(spans, case):
+            agent(case).run(PROMPTS[case])
+    SmolagentsInstrumentor().uninstrument()
+    write("smolagents-openinference", spans.flat())
+
+
 # ------------------------------------------------------------------------------------- main
 
 FRAMEWORKS: dict[str, Callable[[], None]] = {
@@ -579,6 +665,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "openai-agents": openai_agents,
     "langgraph": langgraph,
     "openai-client": openai_client,
+    "smolagents": smolagents,
 }
 
 

@@ -978,6 +978,7 @@ DOC_SECTIONS = {
     "OpenAI Agents SDK tracing": "openai-agents",
     "Google Gemini (Vertex AI)": "gemini",
     "Amazon Bedrock Converse": "bedrock",
+    "smolagents steps": "smolagents",
 }
 
 

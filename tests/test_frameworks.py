@@ -53,6 +53,9 @@ FIXTURES = {
     "langgraph-openllmetry": "otel",
     "openai-client-openinference": "otel",
     "openai-client-openllmetry": "otel",
+    "smolagents-full-steps": "smolagents",
+    "smolagents-run-result": "smolagents",
+    "smolagents-openinference": "otel",
 }
 # Real output with the content left out (`make fixtures`, with these settings): each run shows
 # tool calls it does not hold, so each is unscoreable, its reason saying so, never scored as a
@@ -248,6 +251,23 @@ def test_calls_whose_content_is_not_recorded_are_unscoreable(name):
         assert UNRECORDED[name] in error["error"], error
         assert "not compared as {}" in error["error"]
         assert f"{name}.jsonl:" in error["source"]
+
+
+# Real output whose calls are in a convention evalrun does not parse (issue 27, never a silent
+# zero): each run is unscoreable, its reason naming what was seen and what to export instead.
+NOT_PARSED = {
+    # smolagents' agent.write_memory_to_messages(): calls as "Calling tools:" text
+    "smolagents-memory-messages": "export agent.memory.get_full_steps()",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_PARSED))
+def test_calls_in_a_convention_not_parsed_are_unscoreable_never_zero(name):
+    doc = score(DATA / f"{name}.jsonl", exit_code=2)
+    assert doc["runs"] == [] and len(doc["errors"]) == len(SCENARIO)
+    for error in doc["errors"]:
+        assert NOT_PARSED[name] in error["error"], error
+        assert "no tool call read" in error["error"]
 
 
 def spans_of(name: str) -> list[dict]:

@@ -447,7 +447,9 @@ def _first(record: dict[str, Any], paths: tuple[Path, ...]) -> Any:
     return MISSING
 
 
-TOOL_ROLES = frozenset({"tool", "function", "ipython", "tool_result", "tool-result"})
+TOOL_ROLES = frozenset(
+    {"tool", "function", "ipython", "tool_result", "tool-result", "tool-call", "tool-response"}
+)
 """Message roles that are a tool's reply: a reply means a call was made."""
 CALL_FINISHES = frozenset({"tool_calls", "function_call", "tool_use", "TOOL_CALLS"})
 """`finish_reason` / `stop_reason` values that say the model asked for a call."""
@@ -531,8 +533,7 @@ def _call_like(record: Any, limit: int = 10_000) -> str | None:
                     stack.append((v, f"{where}[{i}]"))
                 elif type(v) is str and len(texts) < limit:
                     texts.append((v, f"{where}[{i}]"))
-    if weaker is not None:
-        return weaker
+    # a call convention in text says what to export instead: it comes before a bare tool reply
     for text, where in texts:
         for pattern, what, instead in TEXT_CONVENTIONS:
             if pattern.search(text, 0, TEXT_SCAN):
@@ -541,7 +542,7 @@ def _call_like(record: Any, limit: int = 10_000) -> str | None:
                     f"{where.lstrip('.') or 'its top'}: a call convention evalrun does not "
                     f"parse; {instead} (see docs/trace-formats.md)"
                 )
-    return None
+    return weaker
 
 
 def _seen(what: str, where: str) -> str:
