@@ -658,6 +658,90 @@ def smolagents() -> None:
     write("smolagents-openinference", spans.flat())
 
 
+# ---------------------------------------------------------------------------- autogen-agentchat
+
+
+def autogen() -> None:
+    import logging
+
+    from autogen_agentchat.agents import AssistantAgent
+    from autogen_core import FunctionCall
+    from autogen_core.models import CreateResult, RequestUsage
+    from autogen_ext.models.replay import ReplayChatCompletionClient
+    from opentelemetry import trace
+
+    logging.getLogger("autogen_core").setLevel(logging.ERROR)
+    logging.getLogger("autogen_ext").setLevel(logging.ERROR)
+
+    async def get_customer(customer_id: str) -> dict[str, str]:
+        """Look up a customer."""
+        return customer(customer_id)
+
+    async def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Look up an invoice."""
+        return invoice(invoice_id)
+
+    def client(case: str) -> Any:
+        """The scenario's turns, replayed by AutoGen's own replay client."""
+        responses: list[Any] = []
+        n = 0
+        for step in TURNS[case]:
+            if isinstance(step, str):
+                responses.append(step)
+                continue
+            calls = []
+            for name, args in step:
+                n += 1
+                calls.append(FunctionCall(id=f"call_{n}", arguments=json.dumps(args), name=name))
+            usage = RequestUsage(prompt_tokens=0, completion_tokens=0)
+            responses.append(
+                CreateResult(
+                    finish_reason="function_calls", content=calls, usage=usage, cached=False
+                )
+            )
+        info = {
+            "vision": False,
+            "function_calling": True,
+            "json_output": False,
+            "family": "unknown",
+            "structured_output": False,
+        }
+        return ReplayChatCompletionClient(responses, model_info=info)
+
+    async def runs(spans: SpanFile | None) -> tuple[list[Any], list[Any]]:
+        results, states = [], []
+
+        def agent(case: str) -> Any:
+            return AssistantAgent(
+                "assistant",
+                model_client=client(case),
+                tools=[get_customer, get_invoice],
+                max_tool_iterations=5,
+            )
+
+        for case in TURNS:
+            if spans is not None:
+                with case_span(spans, case):  # the agent made inside: its span joins the run
+                    await agent(case).run(task=PROMPTS[case])
+                continue
+            run = agent(case)
+            result = await run.run(task=PROMPTS[case])
+            # the documented glue: one run a line, with its case id
+            results.append({"case_id": case, **result.model_dump(mode="json")})
+            states.append({"case_id": case, **(await run.save_state())})
+        return results, states
+
+    results, states = asyncio.run(runs(None))
+    write("autogen-task-result", results)
+    write("autogen-save-state", states)
+
+    # its own OpenTelemetry instrumentation (the global tracer provider)
+    spans = SpanFile()
+    trace.set_tracer_provider(spans.provider)
+    asyncio.run(runs(spans))
+    write("autogen-otel", spans.flat())
+
+
 # ------------------------------------------------------------------------------------- main
 
 FRAMEWORKS: dict[str, Callable[[], None]] = {
@@ -666,6 +750,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "langgraph": langgraph,
     "openai-client": openai_client,
     "smolagents": smolagents,
+    "autogen": autogen,
 }
 
 

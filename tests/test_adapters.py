@@ -979,6 +979,7 @@ DOC_SECTIONS = {
     "Google Gemini (Vertex AI)": "gemini",
     "Amazon Bedrock Converse": "bedrock",
     "smolagents steps": "smolagents",
+    "AutoGen AgentChat messages": "autogen",
 }
 
 

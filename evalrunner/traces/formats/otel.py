@@ -252,6 +252,14 @@ def _not_recorded(
 ) -> str:
     """Why a trace whose calls are shown but not held is unscoreable: arguments not recorded."""
     why = []
+    never = [c["args_never"] for c in unusable if "args_never" in c]
+    if never and len(never) == len(unusable) and not bare and not trace.unrecorded:
+        names = ", ".join(sorted({c["tool"] for c in unusable}))
+        return (
+            f"{len(unusable)} tool span(s) ({names}) hold no arguments, and this "
+            f"instrumentation never records them ({never[0]}); "
+            "calls whose arguments are not recorded are not compared as {}"
+        )
     if unusable:
         names = ", ".join(sorted({c["tool"] for c in unusable}))
         shown = [c["args_unusable"] for c in unusable if "args_unusable" in c][:1]

@@ -16,6 +16,14 @@ ARGUMENTS = ("gen_ai.tool.call.arguments", "tool_arguments")
 RESULTS = ("gen_ai.tool.call.result", "tool_response")
 
 
+# Instrumentations whose tool spans never record the arguments, whatever is turned on: what to
+# export instead (by gen_ai.system).
+NEVER_RECORDED = {
+    "autogen": "AutoGen's own instrumentation never records a tool's arguments: export "
+    "TaskResult.messages (or the agent's save_state()) instead, one run a line with its case id",
+}
+
+
 # pydantic-ai's tool span before it wrote gen_ai.operation.name: its name is its own.
 PYDANTIC_AI_TOOL_SPAN = "running tool"
 
@@ -37,6 +45,10 @@ def read(span: Span) -> SpanRead | None:
         if key in attrs:
             call["args"] = _unwrap(attrs[key])
             break
+    else:
+        never = NEVER_RECORDED.get(str(attrs.get("gen_ai.system")))
+        if never is not None:
+            call["args_never"] = never
     for key in RESULTS:
         if key in attrs:
             call["result"], error = _unwrap_result(attrs[key])
