@@ -742,6 +742,115 @@ def autogen() -> None:
     write("autogen-otel", spans.flat())
 
 
+# -------------------------------------------------------------------------------- Google ADK
+
+
+def adk() -> None:
+    import logging
+
+    from google.adk.agents import LlmAgent
+    from google.adk.models.base_llm import BaseLlm
+    from google.adk.models.llm_response import LlmResponse
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+    from opentelemetry import trace
+
+    logging.getLogger("google_adk").setLevel(logging.ERROR)
+
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Look up a customer."""
+        try:
+            return {"status": "success", **customer(customer_id)}
+        except Exception as e:  # ADK's documented way for a tool to fail
+            return {"status": "error", "error_message": str(e)}
+
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Look up an invoice."""
+        return {"status": "success", **invoice(invoice_id)}
+
+    class Scripted(BaseLlm):  # type: ignore[misc]
+        """The scenario's turns as an ADK model."""
+
+        case: str = ""
+        done: int = 0
+
+        async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+            step = turn(self.case, self.done)
+            self.done += 1
+            if isinstance(step, str):
+                parts = [types.Part(text=step)]
+            else:
+                parts = [
+                    types.Part(
+                        function_call=types.FunctionCall(id=f"call_{self.done}_{i}", name=n, args=a)
+                    )
+                    for i, (n, a) in enumerate(step)
+                ]
+            yield LlmResponse(content=types.Content(role="model", parts=parts))
+
+    async def run(case: str) -> Any:
+        agent = LlmAgent(
+            name="assistant",
+            model=Scripted(model="scripted", case=case),
+            tools=[get_customer, get_invoice],
+            instruction="Answer with the tools.",
+        )
+        runner = InMemoryRunner(agent=agent, app_name="evalrun")
+        # the documented glue: the case id in the session's state
+        session = await runner.session_service.create_session(
+            app_name="evalrun", user_id="u", state={"case_id": case}
+        )
+        message = types.Content(role="user", parts=[types.Part(text=PROMPTS[case])])
+        async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=message):
+            pass
+        return await runner.session_service.get_session(
+            app_name="evalrun", user_id="u", session_id=session.id
+        )
+
+    async def sessions() -> list[Any]:
+        done = []
+        for case in TURNS:
+            with case_span(spans, case):
+                done.append(await run(case))
+        return done
+
+    spans = SpanFile()
+    trace.set_tracer_provider(spans.provider)  # once: ADK's tracer follows the global provider
+    done = asyncio.run(sessions())
+    default_spans = spans.flat()
+    variants = {}
+    for name, env in (
+        # content on the spans, in the GenAI conventions' attributes
+        ("adk-spans-content", {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"}),
+        # the legacy schema: gcp.vertex.agent.tool_call_args / tool_response
+        ("adk-spans-legacy", {"ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN": "1"}),
+    ):
+        os.environ.update(env)
+        spans.exporter.clear()
+        asyncio.run(sessions())
+        variants[name] = spans.flat()
+        for key in env:
+            del os.environ[key]
+    write(
+        "adk-session-json",
+        [],
+        pretty="".join(s.model_dump_json(exclude_none=True, by_alias=True) + "\n" for s in done),
+    )
+    write("adk-session-dump", [s.model_dump(mode="json") for s in done])
+    write(
+        "adk-events",
+        [
+            {"case_id": s.state["case_id"], "events": [e.model_dump(mode="json") for e in s.events]}
+            for s in done
+        ],
+    )
+    # one event a line, as an event stream's consumer writes it: not a run on its own
+    write("adk-event-lines", [e.model_dump(mode="json") for s in done for e in s.events])
+    write("adk-spans-nocontent", default_spans)
+    for name, records in variants.items():
+        write(name, records)
+
+
 # ------------------------------------------------------------------------------------- main
 
 FRAMEWORKS: dict[str, Callable[[], None]] = {
@@ -751,6 +860,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "openai-client": openai_client,
     "smolagents": smolagents,
     "autogen": autogen,
+    "adk": adk,
 }
 
 

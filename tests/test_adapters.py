@@ -980,6 +980,7 @@ DOC_SECTIONS = {
     "Amazon Bedrock Converse": "bedrock",
     "smolagents steps": "smolagents",
     "AutoGen AgentChat messages": "autogen",
+    "Google ADK sessions": "adk",
 }
 
 

@@ -58,6 +58,11 @@ FIXTURES = {
     "smolagents-openinference": "otel",
     "autogen-task-result": "autogen",
     "autogen-save-state": "autogen",
+    "adk-session-json": "adk",
+    "adk-session-dump": "adk",
+    "adk-events": "adk",
+    "adk-spans-content": "otel",
+    "adk-spans-legacy": "otel",
 }
 # Real output with the content left out (`make fixtures`, with these settings): each run shows
 # tool calls it does not hold, so each is unscoreable, its reason saying so, never scored as a
@@ -74,6 +79,8 @@ UNRECORDED = {
     "langgraph-openllmetry-nocontent": "did not record their arguments (content capture is off)",
     # autogen-core's own spans: execute_tool without arguments, whatever is turned on
     "autogen-otel": "this instrumentation never records them",
+    # Google ADK's spans by default (content goes on spans only when asked for)
+    "adk-spans-nocontent": "did not record their arguments (content capture is off)",
 }
 
 
@@ -272,6 +279,28 @@ def test_calls_in_a_convention_not_parsed_are_unscoreable_never_zero(name):
     for error in doc["errors"]:
         assert NOT_PARSED[name] in error["error"], error
         assert "no tool call read" in error["error"]
+
+
+def test_adk_events_one_a_line_say_how_to_write_a_session():
+    doc = score(DATA / "adk-event-lines.jsonl", exit_code=2)
+    assert doc["runs"] == [] and doc["errors"]
+    for error in doc["errors"]:
+        assert "one ADK event on its own line" in error["error"], error
+
+
+def test_error_pattern_searches_object_replies_as_json_text(tmp_path):
+    """`--error-pattern` applies to a reply that is an object too (its JSON text)."""
+    record = {
+        "case_id": "lookup",
+        "calls": [
+            {"tool": "get_invoice", "args": {"invoice_id": "I-9"}, "result": {"code": 404}},
+            {"tool": "get_invoice", "args": {"invoice_id": "I-1"}, "result": {"code": 200}},
+        ],
+    }
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    [run] = score(path, "--error-pattern", '"code":404')["runs"]
+    assert [c["label"] for c in run["calls"]] == ["errored", "exact"]
 
 
 def spans_of(name: str) -> list[dict]:

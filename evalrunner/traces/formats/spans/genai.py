@@ -12,8 +12,12 @@ from typing import Any
 
 from ._span import Span, SpanConvention, SpanRead, json_value
 
-ARGUMENTS = ("gen_ai.tool.call.arguments", "tool_arguments")
-RESULTS = ("gen_ai.tool.call.result", "tool_response")
+ARGUMENTS = ("gen_ai.tool.call.arguments", "tool_arguments", "gcp.vertex.agent.tool_call_args")
+RESULTS = ("gen_ai.tool.call.result", "tool_response", "gcp.vertex.agent.tool_response")
+ADK_PREFIX = "gcp.vertex.agent."
+ADK_MERGED = "(merged tools)"
+"""Google ADK's own attributes: its legacy spans keep a tool's arguments and reply there, and a
+reply `{"status": "error", "error_message"}` is ADK's documented way for a tool to fail."""
 
 
 # Instrumentations whose tool spans never record the arguments, whatever is turned on: what to
@@ -40,6 +44,8 @@ def read(span: Span) -> SpanRead | None:
     name = attrs.get("gen_ai.tool.name")
     if type(name) is not str or not name:
         return SpanRead(note=f'execute_tool span "{span.name}" has no gen_ai.tool.name')
+    if name == ADK_MERGED:
+        return SpanRead()  # ADK's summary of parallel calls, each of which has its own span
     call: dict[str, Any] = {"tool": name}
     for key in ARGUMENTS:
         if key in attrs:
@@ -55,6 +61,11 @@ def read(span: Span) -> SpanRead | None:
             if error:
                 call["error"] = True
             break
+    if "result" in call and any(k.startswith(ADK_PREFIX) for k in attrs):
+        reply = json_value(call["result"])
+        if type(reply) is dict and reply.get("status") == "error":
+            message = reply.get("error_message")
+            call["error"] = message if type(message) is str and message else True
     if span.error:
         call["error"] = attrs.get("error.type") or span.message or True
     return SpanRead(tool=call)
