@@ -851,6 +851,82 @@ def adk() -> None:
         write(name, records)
 
 
+# --------------------------------------------------------------------------- Strands Agents
+
+
+def strands() -> None:
+    from opentelemetry import trace
+
+    spans = SpanFile()
+    trace.set_tracer_provider(spans.provider)  # before strands makes its tracer
+
+    from strands import Agent, tool
+    from strands.models.model import Model
+
+    @tool
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Look up a customer.
+
+        Args:
+            customer_id: the customer's id
+        """
+        return customer(customer_id)
+
+    @tool
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Look up an invoice.
+
+        Args:
+            invoice_id: the invoice's id
+        """
+        return invoice(invoice_id)
+
+    class Scripted(Model):  # type: ignore[misc]
+        """The scenario's turns as a Strands model, streamed as Bedrock Converse events."""
+
+        def __init__(self, case: str) -> None:
+            self.case, self.done = case, 0
+
+        def update_config(self, **config: Any) -> None:
+            pass
+
+        def get_config(self) -> Any:
+            return {"model_id": "scripted"}
+
+        async def structured_output(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+            yield
+
+        async def stream(self, messages: Any, *args: Any, **kwargs: Any) -> Any:
+            step = turn(self.case, self.done)
+            self.done += 1
+            yield {"messageStart": {"role": "assistant"}}
+            if isinstance(step, str):
+                yield {"contentBlockStart": {"start": {}}}
+                yield {"contentBlockDelta": {"delta": {"text": step}}}
+                yield {"contentBlockStop": {}}
+                yield {"messageStop": {"stopReason": "end_turn"}}
+                return
+            for i, (name, args) in enumerate(step):
+                start = {"toolUse": {"toolUseId": f"call_{self.done}_{i}", "name": name}}
+                yield {"contentBlockStart": {"start": start}}
+                yield {"contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps(args)}}}}
+                yield {"contentBlockStop": {}}
+            yield {"messageStop": {"stopReason": "tool_use"}}
+
+    messages = []
+    for case in TURNS:
+        with case_span(spans, case):
+            agent = Agent(
+                model=Scripted(case), tools=[get_customer, get_invoice], callback_handler=None
+            )
+            agent(PROMPTS[case])
+        # the documented glue: the agent's messages (Bedrock Converse) with the case id
+        messages.append({"case_id": case, "messages": agent.messages})
+    write("strands-messages", messages)
+    write("strands-spans", spans.flat())
+
+
 # ------------------------------------------------------------------------------------- main
 
 FRAMEWORKS: dict[str, Callable[[], None]] = {
@@ -861,6 +937,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "smolagents": smolagents,
     "autogen": autogen,
     "adk": adk,
+    "strands": strands,
 }
 
 

@@ -63,6 +63,8 @@ FIXTURES = {
     "adk-events": "adk",
     "adk-spans-content": "otel",
     "adk-spans-legacy": "otel",
+    "strands-messages": "bedrock",
+    "strands-spans": "otel",
 }
 # Real output with the content left out (`make fixtures`, with these settings): each run shows
 # tool calls it does not hold, so each is unscoreable, its reason saying so, never scored as a

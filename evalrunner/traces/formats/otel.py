@@ -47,6 +47,8 @@ class _Span:
     error: bool
     name: str = ""
     message: str | None = None
+    events: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """The span's GenAI events (`gen_ai.*`), as (name, attributes)."""
 
 
 @dataclass(slots=True, eq=False)
@@ -131,7 +133,7 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
                 if seen != value and trace.conflict is None:
                     trace.conflict = f"its spans disagree on {key} ({seen!r}, {value!r})"
         held = 0
-        view = Span(span.name, attrs, span.error, span.message)
+        view = Span(span.name, attrs, span.error, span.message, span.events)
         unrecorded, requested = None, False
         for convention in self.conventions:
             found = convention.read(view)
@@ -421,6 +423,7 @@ def _otlp_span(span: dict[str, Any]) -> _Span:
         error=code in (2, "STATUS_CODE_ERROR") or bool(attrs.get("error.type")),
         name=_text(span.get("name")),
         message=_message(status),
+        events=_events(span.get("events")),
     )
 
 
@@ -446,7 +449,24 @@ def _flat_span(span: dict[str, Any]) -> _Span:
         error=code in ("ERROR", "STATUS_CODE_ERROR", 2) or bool(attrs.get("error.type")),
         name=_text(span.get("name")),
         message=_message(status),
+        events=_events(span.get("events")),
     )
+
+
+def _events(raw: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """A span's GenAI events (the GenAI event convention: `gen_ai.tool.message`,
+    `gen_ai.choice`...), flat or OTLP; other events (exceptions, logs) are not kept."""
+    if type(raw) is not list or not raw:
+        return ()
+    found = []
+    for event in raw:
+        if type(event) is not dict:
+            continue
+        name = event.get("name")
+        if type(name) is str and name.startswith("gen_ai."):
+            attrs = event.get("attributes")
+            found.append((name, attrs if type(attrs) is dict else _otlp_attributes(attrs)))
+    return tuple(found)
 
 
 def _text(value: Any) -> str:

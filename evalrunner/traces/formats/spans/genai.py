@@ -52,9 +52,11 @@ def read(span: Span) -> SpanRead | None:
             call["args"] = _unwrap(attrs[key])
             break
     else:
-        never = NEVER_RECORDED.get(str(attrs.get("gen_ai.system")))
-        if never is not None:
-            call["args_never"] = never
+        _from_events(span, call)
+        if "args" not in call:
+            never = NEVER_RECORDED.get(str(attrs.get("gen_ai.system")))
+            if never is not None:
+                call["args_never"] = never
     for key in RESULTS:
         if key in attrs:
             call["result"], error = _unwrap_result(attrs[key])
@@ -66,9 +68,33 @@ def read(span: Span) -> SpanRead | None:
         if type(reply) is dict and reply.get("status") == "error":
             message = reply.get("error_message")
             call["error"] = message if type(message) is str and message else True
+    if attrs.get("gen_ai.tool.status") == "error" and not span.error:
+        call["error"] = True  # Strands' own status of the tool's run
     if span.error:
         call["error"] = attrs.get("error.type") or span.message or True
     return SpanRead(tool=call)
+
+
+def _from_events(span: Span, call: dict[str, Any]) -> None:
+    """The GenAI event convention (Strands Agents' default): the arguments in the span's
+    `gen_ai.tool.message` event (`content`), the reply in its `gen_ai.choice` event
+    (`message`)."""
+    for name, fields in span.events:
+        if name == "gen_ai.tool.message" and "content" in fields and "args" not in call:
+            call["args"] = fields["content"]
+        elif name == "gen_ai.choice" and "message" in fields and "result" not in call:
+            call["result"] = _event_reply(fields["message"])
+
+
+def _event_reply(message: Any) -> Any:
+    """A tool's reply as a `gen_ai.choice` event holds it: JSON text of content blocks
+    (`[{"text": ...}]`), read as the text they hold."""
+    value = json_value(message)
+    if type(value) is list and value and all(type(b) is dict and "text" in b for b in value):
+        texts = [b["text"] for b in value]
+        if all(type(t) is str for t in texts):
+            return "".join(texts)
+    return value
 
 
 def _old_pydantic_ai(span: Span) -> bool:
