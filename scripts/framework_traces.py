@@ -927,6 +927,47 @@ def strands() -> None:
     write("strands-spans", spans.flat())
 
 
+# -------------------------------------------------------------------------------------- DSPy
+
+
+def dspy_react() -> None:
+    import dspy
+    from dspy.utils import DummyLM
+
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Look up a customer."""
+        return customer(customer_id)
+
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Look up an invoice."""
+        return invoice(invoice_id)
+
+    trajectories, predictions = [], []
+    for case in TURNS:
+        # DSPy's own DummyLM answers each step of ReAct in turn (one tool a step: the parallel
+        # turn becomes two steps), then ReAct's `finish` and the answer
+        answers: list[dict[str, Any]] = []
+        for step in TURNS[case]:
+            if isinstance(step, str):
+                answers.append(
+                    {"next_thought": "done", "next_tool_name": "finish", "next_tool_args": {}}
+                )
+                answers.append({"reasoning": "done", "answer": step})
+                continue
+            for name, args in step:
+                answers.append(
+                    {"next_thought": f"call {name}", "next_tool_name": name, "next_tool_args": args}
+                )
+        dspy.configure(lm=DummyLM(answers))
+        react = dspy.ReAct("question -> answer", tools=[get_customer, get_invoice], max_iters=6)
+        prediction = react(question=PROMPTS[case])
+        # the documented glue: the trajectory (or the whole prediction) with the case id
+        trajectories.append({"case_id": case, "trajectory": prediction.trajectory})
+        predictions.append({"case_id": case, **prediction.toDict()})
+    write("dspy-trajectory", trajectories)
+    write("dspy-prediction", predictions)
+
+
 # ------------------------------------------------------------------------------------- main
 
 FRAMEWORKS: dict[str, Callable[[], None]] = {
@@ -938,6 +979,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "autogen": autogen,
     "adk": adk,
     "strands": strands,
+    "dspy": dspy_react,
 }
 
 

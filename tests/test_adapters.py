@@ -981,6 +981,7 @@ DOC_SECTIONS = {
     "smolagents steps": "smolagents",
     "AutoGen AgentChat messages": "autogen",
     "Google ADK sessions": "adk",
+    "DSPy ReAct trajectories": "dspy",
 }
 
 

@@ -65,6 +65,8 @@ FIXTURES = {
     "adk-spans-legacy": "otel",
     "strands-messages": "bedrock",
     "strands-spans": "otel",
+    "dspy-trajectory": "dspy",
+    "dspy-prediction": "dspy",
 }
 # Real output with the content left out (`make fixtures`, with these settings): each run shows
 # tool calls it does not hold, so each is unscoreable, its reason saying so, never scored as a
