@@ -968,6 +968,61 @@ def dspy_react() -> None:
     write("dspy-prediction", predictions)
 
 
+# --------------------------------------------------------------------------------- LlamaIndex
+
+
+def llamaindex() -> None:
+    from llama_index.core.agent.workflow import FunctionAgent, ToolCallResult
+    from llama_index.core.base.llms.types import ChatMessage, TextBlock, ToolCallBlock
+    from llama_index.core.llms.mock import MockFunctionCallingLLM
+    from llama_index.core.tools import FunctionTool
+
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Look up a customer."""
+        return customer(customer_id)
+
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Look up an invoice."""
+        return invoice(invoice_id)
+
+    tools = [FunctionTool.from_defaults(get_customer), FunctionTool.from_defaults(get_invoice)]
+
+    async def run(case: str) -> tuple[list[Any], list[Any]]:
+        state = {"done": 0}
+
+        def respond(messages: Any, **kwargs: Any) -> Any:
+            """LlamaIndex's own mock function-calling LLM, answering the scenario's turns."""
+            step = turn(case, state["done"])
+            state["done"] += 1
+            if isinstance(step, str):
+                return ChatMessage(role="assistant", blocks=[TextBlock(text=step)])
+            blocks = [
+                ToolCallBlock(tool_call_id=f"call_{state['done']}_{i}", tool_name=n, tool_kwargs=a)
+                for i, (n, a) in enumerate(step)
+            ]
+            return ChatMessage(role="assistant", blocks=blocks)
+
+        llm = MockFunctionCallingLLM(response_generator=respond, is_chat_model=True)
+        handler = FunctionAgent(tools=tools, llm=llm).run(user_msg=PROMPTS[case])
+        events = [
+            ev.model_dump(mode="json")
+            async for ev in handler.stream_events()
+            if isinstance(ev, ToolCallResult)
+        ]
+        await handler
+        memory = await handler.ctx.store.get("memory")
+        return events, [m.model_dump(mode="json") for m in await memory.aget_all()]
+
+    histories, results = [], []
+    for case in TURNS:
+        events, messages = asyncio.run(run(case))
+        # the documented glue: one run a line, with its case id
+        histories.append({"case_id": case, "messages": messages})
+        results.append({"case_id": case, "events": events})
+    write("llamaindex-chat-history", histories)
+    write("llamaindex-tool-results", results)
+
+
 # ------------------------------------------------------------------------------------- main
 
 FRAMEWORKS: dict[str, Callable[[], None]] = {
@@ -980,6 +1035,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "adk": adk,
     "strands": strands,
     "dspy": dspy_react,
+    "llamaindex": llamaindex,
 }
 
 

@@ -982,6 +982,7 @@ DOC_SECTIONS = {
     "AutoGen AgentChat messages": "autogen",
     "Google ADK sessions": "adk",
     "DSPy ReAct trajectories": "dspy",
+    "LlamaIndex chat history and tool results": "llamaindex",
 }
 
 

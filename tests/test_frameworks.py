@@ -67,6 +67,7 @@ FIXTURES = {
     "strands-spans": "otel",
     "dspy-trajectory": "dspy",
     "dspy-prediction": "dspy",
+    "llamaindex-tool-results": "llamaindex",
 }
 # Real output with the content left out (`make fixtures`, with these settings): each run shows
 # tool calls it does not hold, so each is unscoreable, its reason saying so, never scored as a
@@ -283,6 +284,22 @@ def test_calls_in_a_convention_not_parsed_are_unscoreable_never_zero(name):
     for error in doc["errors"]:
         assert NOT_PARSED[name] in error["error"], error
         assert "no tool call read" in error["error"]
+
+
+def test_llamaindex_chat_history_keeps_no_error_flag_and_error_pattern_says_which():
+    """A FunctionAgent's memory holds a failed tool's exception as plain text: with the one flag
+    the docs name, the scenario scores right; without it, the rejected attempts are calls."""
+    path = DATA / "llamaindex-chat-history.jsonl"
+    doc = score(path, "--error-pattern", "not found|unavailable")
+    assert doc["errors"] == [] and verdicts(doc) == SCENARIO
+    assert (
+        score(path, "--trace-format", "llamaindex", "--error-pattern", "not found|unavailable")[
+            "runs"
+        ]
+        == doc["runs"]
+    )
+    plain = verdicts(score(path))
+    assert plain["lookup"] == SCENARIO["lookup"] and plain["retry"] != SCENARIO["retry"]
 
 
 def test_adk_events_one_a_line_say_how_to_write_a_session():
