@@ -1023,6 +1023,64 @@ def llamaindex() -> None:
     write("llamaindex-tool-results", results)
 
 
+# ----------------------------------------------------------------------------------- Haystack
+
+
+def haystack() -> None:
+    from haystack import component
+    from haystack.components.agents import Agent
+    from haystack.dataclasses import ChatMessage, ToolCall
+    from haystack.tools import Tool
+
+    def schema(key: str) -> dict[str, Any]:
+        return {"type": "object", "properties": {key: {"type": "string"}}, "required": [key]}
+
+    tools = [
+        Tool(
+            name="get_customer",
+            description="Look up a customer.",
+            parameters=schema("customer_id"),
+            function=customer,
+        ),
+        Tool(
+            name="get_invoice",
+            description="Look up an invoice.",
+            parameters=schema("invoice_id"),
+            function=invoice,
+        ),
+    ]
+
+    @component
+    class Scripted:
+        """The scenario's turns as a Haystack chat generator."""
+
+        def __init__(self, case: str) -> None:
+            self.case, self.done = case, 0
+
+        @component.output_types(replies=list[ChatMessage])
+        def run(self, messages: list[ChatMessage], tools: Any = None, **kwargs: Any) -> Any:
+            step = turn(self.case, self.done)
+            self.done += 1
+            if isinstance(step, str):
+                return {"replies": [ChatMessage.from_assistant(step)]}
+            calls = [
+                ToolCall(tool_name=n, arguments=a, id=f"call_{self.done}_{i}")
+                for i, (n, a) in enumerate(step)
+            ]
+            return {"replies": [ChatMessage.from_assistant(tool_calls=calls)]}
+
+    records = []
+    for case in TURNS:
+        agent = Agent(
+            chat_generator=Scripted(case), tools=tools, raise_on_tool_invocation_failure=False
+        )
+        agent.warm_up()
+        result = agent.run(messages=[ChatMessage.from_user(PROMPTS[case])])
+        # the documented glue: the messages' to_dict() with the case id
+        records.append({"case_id": case, "messages": [m.to_dict() for m in result["messages"]]})
+    write("haystack-messages", records)
+
+
 # ------------------------------------------------------------------------------------- main
 
 FRAMEWORKS: dict[str, Callable[[], None]] = {
@@ -1036,6 +1094,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "strands": strands,
     "dspy": dspy_react,
     "llamaindex": llamaindex,
+    "haystack": haystack,
 }
 
 

@@ -983,6 +983,7 @@ DOC_SECTIONS = {
     "Google ADK sessions": "adk",
     "DSPy ReAct trajectories": "dspy",
     "LlamaIndex chat history and tool results": "llamaindex",
+    "Haystack messages": "haystack",
 }
 
 
