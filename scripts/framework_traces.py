@@ -1081,6 +1081,90 @@ def haystack() -> None:
     write("haystack-messages", records)
 
 
+# --------------------------------------------------------------------------- Semantic Kernel
+
+
+def semantic_kernel() -> None:
+    import logging
+
+    from semantic_kernel import Kernel
+    from semantic_kernel.connectors.ai.chat_completion_client_base import (
+        ChatCompletionClientBase,
+    )
+    from semantic_kernel.connectors.ai.function_choice_behavior import FunctionChoiceBehavior
+    from semantic_kernel.connectors.ai.prompt_execution_settings import PromptExecutionSettings
+    from semantic_kernel.contents import (
+        AuthorRole,
+        ChatHistory,
+        ChatMessageContent,
+        FunctionCallContent,
+    )
+    from semantic_kernel.functions import kernel_function
+
+    logging.getLogger("semantic_kernel").setLevel(logging.CRITICAL)
+
+    class Billing:
+        @kernel_function(description="Look up a customer.")
+        def get_customer(self, customer_id: str) -> dict[str, str]:
+            return customer(customer_id)
+
+        @kernel_function(description="Look up an invoice.")
+        def get_invoice(self, invoice_id: str) -> dict[str, str]:
+            return invoice(invoice_id)
+
+    class Scripted(ChatCompletionClientBase):  # type: ignore[misc]
+        """The scenario's turns as a chat service; the kernel's auto function calling runs the
+        plugin's functions, under their plugin-qualified names."""
+
+        case: str = ""
+        done: int = 0
+        SUPPORTS_FUNCTION_CALLING: bool = True
+
+        def service_url(self) -> None:
+            return None
+
+        async def _inner_get_chat_message_contents(self, chat_history: Any, settings: Any) -> Any:
+            step = turn(self.case, self.done)
+            self.done += 1
+            if isinstance(step, str):
+                return [ChatMessageContent(role=AuthorRole.ASSISTANT, content=step)]
+            items = [
+                FunctionCallContent(
+                    id=f"call_{self.done}_{i}", name=f"Billing-{n}", arguments=json.dumps(a)
+                )
+                for i, (n, a) in enumerate(step)
+            ]
+            return [ChatMessageContent(role=AuthorRole.ASSISTANT, items=items)]
+
+        def _update_function_choice_settings_callback(self) -> Any:
+            return lambda config, settings, kind: None
+
+        def _reset_function_choice_settings(self, settings: Any) -> None:
+            pass
+
+        def get_prompt_execution_settings_class(self) -> Any:
+            return PromptExecutionSettings
+
+    async def run(case: str) -> Any:
+        kernel = Kernel()
+        kernel.add_plugin(Billing(), "Billing")
+        service = Scripted(ai_model_id="scripted", service_id="scripted", case=case)
+        kernel.add_service(service)
+        history = ChatHistory()
+        history.add_user_message(PROMPTS[case])
+        settings = PromptExecutionSettings(
+            service_id="scripted", function_choice_behavior=FunctionChoiceBehavior.Auto()
+        )
+        result = await service.get_chat_message_contents(
+            chat_history=history, settings=settings, kernel=kernel
+        )
+        history.add_message(result[0])
+        return json.loads(history.serialize())
+
+    # the documented glue: the history's serialize() with the case id
+    write("semantic-kernel-chat-history", [{"case_id": c, **asyncio.run(run(c))} for c in TURNS])
+
+
 # ------------------------------------------------------------------------------------- main
 
 FRAMEWORKS: dict[str, Callable[[], None]] = {
@@ -1095,6 +1179,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "dspy": dspy_react,
     "llamaindex": llamaindex,
     "haystack": haystack,
+    "semantic-kernel": semantic_kernel,
 }
 
 

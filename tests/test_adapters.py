@@ -984,6 +984,7 @@ DOC_SECTIONS = {
     "DSPy ReAct trajectories": "dspy",
     "LlamaIndex chat history and tool results": "llamaindex",
     "Haystack messages": "haystack",
+    "Semantic Kernel chat history": "semantic-kernel",
 }
 
 

@@ -69,6 +69,7 @@ FIXTURES = {
     "dspy-prediction": "dspy",
     "llamaindex-tool-results": "llamaindex",
     "haystack-messages": "haystack",
+    "semantic-kernel-chat-history": "semantic-kernel",
 }
 # Real output with the content left out (`make fixtures`, with these settings): each run shows
 # tool calls it does not hold, so each is unscoreable, its reason saying so, never scored as a

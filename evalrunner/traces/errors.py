@@ -71,6 +71,14 @@ FRAMEWORK_ERRORS: tuple[ErrorText, ...] = (
         "Error: get_client is not a valid tool, try one of [get_customer].",
     ),
     ErrorText(
+        "Semantic Kernel",
+        r"\AAn error occurred while invoking the function [^\n:]{1,300}: ",
+        "semantic_kernel/kernel.py, invoke_function_call (a function that raised, under auto "
+        "function calling)",
+        "An error occurred while invoking the function Billing-get_customer: customer C-9 not "
+        "found",
+    ),
+    ErrorText(
         "pydantic-ai",
         r"\n\nFix the errors and try again\.\Z",
         "pydantic_ai/messages.py, RetryPromptPart.model_response (ModelRetry, invalid arguments)",
