@@ -1165,6 +1165,52 @@ def semantic_kernel() -> None:
     write("semantic-kernel-chat-history", [{"case_id": c, **asyncio.run(run(c))} for c in TURNS])
 
 
+# ---------------------------------------------------------------------------- Vercel AI SDK
+
+
+def vercel_ai() -> None:
+    """The Vercel AI SDK is an npm package, which this machine cannot install: its outputs are
+    written from its documented shapes (AI SDK 5: `ModelMessage` parts in `response.messages`,
+    `StepResult.content` in `result.steps`, the tool's errors as an `error-text` output and a
+    `tool-error` part), through the same scenario."""
+    messages_lines, steps_lines = [], []
+    for case in TURNS:
+        n, messages, steps = 0, [], []
+        for step in TURNS[case]:
+            if isinstance(step, str):
+                messages.append({"role": "assistant", "content": [{"type": "text", "text": step}]})
+                steps.append({"content": [{"type": "text", "text": step}], "finishReason": "stop"})
+                continue
+            calls, results, content = [], [], []
+            for name, args in step:
+                n += 1
+                base = {"toolCallId": f"call_{n}", "toolName": name}
+                call = {"type": "tool-call", **base, "input": args}
+                calls.append(call)
+                content.append(call)
+                fn = customer if name == "get_customer" else invoice
+                try:
+                    value = fn(*args.values())
+                except Exception as e:
+                    output = {"type": "error-text", "value": str(e)}
+                    results.append({"type": "tool-result", **base, "output": output})
+                    content.append({"type": "tool-error", **base, "input": args, "error": str(e)})
+                    continue
+                results.append(
+                    {"type": "tool-result", **base, "output": {"type": "json", "value": value}}
+                )
+                content.append({"type": "tool-result", **base, "input": args, "output": value})
+            messages.append({"role": "assistant", "content": calls})
+            messages.append({"role": "tool", "content": results})
+            steps.append({"content": content, "finishReason": "tool-calls"})
+        messages_lines.append({"case_id": case, "messages": messages})
+        # the case id where experimental_telemetry's metadata put it
+        telemetry = {"metadata": {"case_id": case}}
+        steps_lines.append({"experimental_telemetry": telemetry, "steps": steps})
+    write("vercel-ai-response-messages", messages_lines)
+    write("vercel-ai-steps", steps_lines)
+
+
 # ------------------------------------------------------------------------------------- main
 
 FRAMEWORKS: dict[str, Callable[[], None]] = {
@@ -1180,6 +1226,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "llamaindex": llamaindex,
     "haystack": haystack,
     "semantic-kernel": semantic_kernel,
+    "vercel-ai": vercel_ai,
 }
 
 

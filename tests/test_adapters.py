@@ -985,6 +985,7 @@ DOC_SECTIONS = {
     "LlamaIndex chat history and tool results": "llamaindex",
     "Haystack messages": "haystack",
     "Semantic Kernel chat history": "semantic-kernel",
+    "Vercel AI SDK messages and steps": "vercel-ai",
 }
 
 

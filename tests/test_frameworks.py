@@ -70,6 +70,9 @@ FIXTURES = {
     "llamaindex-tool-results": "llamaindex",
     "haystack-messages": "haystack",
     "semantic-kernel-chat-history": "semantic-kernel",
+    # written from the SDK's documented parts (npm only, not installable here)
+    "vercel-ai-response-messages": "vercel-ai",
+    "vercel-ai-steps": "vercel-ai",
 }
 # Real output with the content left out (`make fixtures`, with these settings): each run shows
 # tool calls it does not hold, so each is unscoreable, its reason saying so, never scored as a
