@@ -92,10 +92,7 @@ def _detect(record: Any) -> bool:
     if has_messages(record):
         return messages_kind(record) == "vercel-ai"
     steps = record.get("steps")
-    return type(steps) is list and any(
-        _claims(s)
-        for s in steps
-    )
+    return type(steps) is list and any(_claims(s) for s in steps)
 
 
 FORMAT = TraceFormat(
