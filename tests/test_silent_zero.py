@@ -114,3 +114,17 @@ def test_spans_of_an_unknown_convention_that_mention_tools_are_unscoreable():
     [item] = _lines(child, ROOT)
     assert isinstance(item, TraceError), item
     assert "mention tools" in item.error and "execute_tool get_customer" in item.error
+
+
+def test_one_json_rpc_message_a_line_says_how_to_write_a_session():
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "get_customer", "arguments": {"customer_id": "C-1"}},
+    }
+    reply = {"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": False}}
+    items = _lines(request, reply)
+    assert len(items) == 2 and all(isinstance(i, TraceError) for i in items)
+    for item in items:
+        assert isinstance(item, TraceError) and "one JSON-RPC message on its own line" in item.error
