@@ -128,3 +128,22 @@ def test_one_json_rpc_message_a_line_says_how_to_write_a_session():
     assert len(items) == 2 and all(isinstance(i, TraceError) for i in items)
     for item in items:
         assert isinstance(item, TraceError) and "one JSON-RPC message on its own line" in item.error
+
+
+def test_agno_tool_call_error_marks_an_errored_attempt():
+    messages = [
+        USER,
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "get_customer", "arguments": '{"customer_id": "C-9"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "not found", "tool_call_error": True},
+    ]
+    item = _one({"case_id": "lookup", "messages": messages})
+    assert isinstance(item, Run) and [c.errored for c in item.calls] == [True]

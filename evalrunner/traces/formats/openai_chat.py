@@ -53,7 +53,11 @@ def _reply(message: dict[str, Any]) -> dict[str, Any]:
     """A reply's fields for its call: the result, and the error flag a logger may set on the
     message itself (`is_error` or `isError` true, as Anthropic and MCP replies carry it)."""
     fields: dict[str, Any] = {"result": openai_reply(message.get("content"))}
-    if message.get("is_error") is True or message.get("isError") is True:
+    if (
+        message.get("is_error") is True
+        or message.get("isError") is True
+        or message.get("tool_call_error") is True  # Agno's run.messages
+    ):
         fields["is_error"] = True
     return fields
 
