@@ -91,7 +91,8 @@ class Tool:
     on writes leave its calls out of rule 1."""
     description: str = ""
     format: str = "bare"
-    """Which format the tool was written in: openai_chat, openai_responses, anthropic, mcp, bare."""
+    """Which format the tool was written in, named as its trace format: openai-chat,
+    openai-responses, anthropic, mcp, bedrock, gemini, bare (`read.tools.TOOL_FORMATS`)."""
     source: str = ""
     """The file (and position in it) the tool was read from."""
     file: str = field(default="", compare=False)

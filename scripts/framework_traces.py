@@ -572,6 +572,645 @@ def openai_client() -> None:
     write("openai-client-openllmetry", spans.flat())
 
 
+# ---------------------------------------------------------------------------------- smolagents
+
+
+def smolagents() -> None:
+    import logging
+
+    from smolagents import Model, ToolCallingAgent, tool
+    from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction
+    from smolagents.monitoring import LogLevel
+
+    logging.getLogger("smolagents").setLevel(logging.ERROR)
+
+    @tool
+    def get_customer(customer_id: str) -> dict:  # type: ignore[type-arg]
+        """Look up a customer.
+
+        Args:
+            customer_id: the customer's id
+        """
+        return customer(customer_id)
+
+    @tool
+    def get_invoice(invoice_id: str) -> dict:  # type: ignore[type-arg]
+        """Look up an invoice.
+
+        Args:
+            invoice_id: the invoice's id
+        """
+        return invoice(invoice_id)
+
+    class Scripted(Model):  # type: ignore[misc]
+        """The scenario's turns as a smolagents model; a text turn is the final_answer tool."""
+
+        def __init__(self, case: str) -> None:
+            super().__init__(model_id="scripted")
+            self.case, self.done, self.n = case, 0, 0
+
+        def generate(self, messages: Any, stop_sequences: Any = None, **kwargs: Any) -> Any:
+            step = turn(self.case, self.done)
+            self.done += 1
+            calls = [("final_answer", {"answer": step})] if isinstance(step, str) else step
+            tool_calls = []
+            for name, args in calls:
+                self.n += 1
+                function = ChatMessageToolCallFunction(name=name, arguments=args)
+                tool_calls.append(
+                    ChatMessageToolCall(id=f"call_{self.n}", type="function", function=function)
+                )
+            return ChatMessage(role="assistant", content=None, tool_calls=tool_calls)
+
+    def agent(case: str) -> Any:
+        return ToolCallingAgent(
+            tools=[get_customer, get_invoice],
+            model=Scripted(case),
+            max_steps=5,
+            verbosity_level=LogLevel.OFF,
+        )
+
+    full: list[Any] = []
+    results: list[Any] = []
+    messages: list[Any] = []
+    for case in TURNS:
+        run = agent(case)
+        result = run.run(PROMPTS[case], return_full_result=True)
+        # the documented glue: one run a line, with its case id
+        full.append({"case_id": case, "steps": run.memory.get_full_steps()})
+        results.append({"case_id": case, **result.dict()})
+        # the memory as chat messages: the calls only as "Calling tools:" text (not read)
+        messages.append(
+            {"case_id": case, "messages": [m.dict() for m in run.write_memory_to_messages()]}
+        )
+    write("smolagents-full-steps", full)
+    write("smolagents-run-result", results)
+    write("smolagents-memory-messages", messages)
+
+    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
+
+    spans = SpanFile()
+    SmolagentsInstrumentor().instrument(tracer_provider=spans.provider)
+    for case in TURNS:
+        with case_span(spans, case):
+            agent(case).run(PROMPTS[case])
+    SmolagentsInstrumentor().uninstrument()
+    write("smolagents-openinference", spans.flat())
+
+
+# ---------------------------------------------------------------------------- autogen-agentchat
+
+
+def autogen() -> None:
+    import logging
+
+    from autogen_agentchat.agents import AssistantAgent
+    from autogen_core import FunctionCall
+    from autogen_core.models import CreateResult, RequestUsage
+    from autogen_ext.models.replay import ReplayChatCompletionClient
+    from opentelemetry import trace
+
+    logging.getLogger("autogen_core").setLevel(logging.ERROR)
+    logging.getLogger("autogen_ext").setLevel(logging.ERROR)
+
+    async def get_customer(customer_id: str) -> dict[str, str]:
+        """Look up a customer."""
+        return customer(customer_id)
+
+    async def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Look up an invoice."""
+        return invoice(invoice_id)
+
+    def client(case: str) -> Any:
+        """The scenario's turns, replayed by AutoGen's own replay client."""
+        responses: list[Any] = []
+        n = 0
+        for step in TURNS[case]:
+            if isinstance(step, str):
+                responses.append(step)
+                continue
+            calls = []
+            for name, args in step:
+                n += 1
+                calls.append(FunctionCall(id=f"call_{n}", arguments=json.dumps(args), name=name))
+            usage = RequestUsage(prompt_tokens=0, completion_tokens=0)
+            responses.append(
+                CreateResult(
+                    finish_reason="function_calls", content=calls, usage=usage, cached=False
+                )
+            )
+        info = {
+            "vision": False,
+            "function_calling": True,
+            "json_output": False,
+            "family": "unknown",
+            "structured_output": False,
+        }
+        return ReplayChatCompletionClient(responses, model_info=info)
+
+    async def runs(spans: SpanFile | None) -> tuple[list[Any], list[Any]]:
+        results, states = [], []
+
+        def agent(case: str) -> Any:
+            return AssistantAgent(
+                "assistant",
+                model_client=client(case),
+                tools=[get_customer, get_invoice],
+                max_tool_iterations=5,
+            )
+
+        for case in TURNS:
+            if spans is not None:
+                with case_span(spans, case):  # the agent made inside: its span joins the run
+                    await agent(case).run(task=PROMPTS[case])
+                continue
+            run = agent(case)
+            result = await run.run(task=PROMPTS[case])
+            # the documented glue: one run a line, with its case id
+            results.append({"case_id": case, **result.model_dump(mode="json")})
+            states.append({"case_id": case, **(await run.save_state())})
+        return results, states
+
+    results, states = asyncio.run(runs(None))
+    write("autogen-task-result", results)
+    write("autogen-save-state", states)
+
+    # its own OpenTelemetry instrumentation (the global tracer provider)
+    spans = SpanFile()
+    trace.set_tracer_provider(spans.provider)
+    asyncio.run(runs(spans))
+    write("autogen-otel", spans.flat())
+
+
+# -------------------------------------------------------------------------------- Google ADK
+
+
+def adk() -> None:
+    import logging
+
+    from google.adk.agents import LlmAgent
+    from google.adk.models.base_llm import BaseLlm
+    from google.adk.models.llm_response import LlmResponse
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+    from opentelemetry import trace
+
+    logging.getLogger("google_adk").setLevel(logging.ERROR)
+
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Look up a customer."""
+        try:
+            return {"status": "success", **customer(customer_id)}
+        except Exception as e:  # ADK's documented way for a tool to fail
+            return {"status": "error", "error_message": str(e)}
+
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Look up an invoice."""
+        return {"status": "success", **invoice(invoice_id)}
+
+    class Scripted(BaseLlm):  # type: ignore[misc]
+        """The scenario's turns as an ADK model."""
+
+        case: str = ""
+        done: int = 0
+
+        async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+            step = turn(self.case, self.done)
+            self.done += 1
+            if isinstance(step, str):
+                parts = [types.Part(text=step)]
+            else:
+                parts = [
+                    types.Part(
+                        function_call=types.FunctionCall(id=f"call_{self.done}_{i}", name=n, args=a)
+                    )
+                    for i, (n, a) in enumerate(step)
+                ]
+            yield LlmResponse(content=types.Content(role="model", parts=parts))
+
+    async def run(case: str) -> Any:
+        agent = LlmAgent(
+            name="assistant",
+            model=Scripted(model="scripted", case=case),
+            tools=[get_customer, get_invoice],
+            instruction="Answer with the tools.",
+        )
+        runner = InMemoryRunner(agent=agent, app_name="evalrun")
+        # the documented glue: the case id in the session's state
+        session = await runner.session_service.create_session(
+            app_name="evalrun", user_id="u", state={"case_id": case}
+        )
+        message = types.Content(role="user", parts=[types.Part(text=PROMPTS[case])])
+        async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=message):
+            pass
+        return await runner.session_service.get_session(
+            app_name="evalrun", user_id="u", session_id=session.id
+        )
+
+    async def sessions() -> list[Any]:
+        done = []
+        for case in TURNS:
+            with case_span(spans, case):
+                done.append(await run(case))
+        return done
+
+    spans = SpanFile()
+    trace.set_tracer_provider(spans.provider)  # once: ADK's tracer follows the global provider
+    done = asyncio.run(sessions())
+    default_spans = spans.flat()
+    variants = {}
+    for name, env in (
+        # content on the spans, in the GenAI conventions' attributes
+        ("adk-spans-content", {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"}),
+        # the legacy schema: gcp.vertex.agent.tool_call_args / tool_response
+        ("adk-spans-legacy", {"ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN": "1"}),
+    ):
+        os.environ.update(env)
+        spans.exporter.clear()
+        asyncio.run(sessions())
+        variants[name] = spans.flat()
+        for key in env:
+            del os.environ[key]
+    write(
+        "adk-session-json",
+        [],
+        pretty="".join(s.model_dump_json(exclude_none=True, by_alias=True) + "\n" for s in done),
+    )
+    write("adk-session-dump", [s.model_dump(mode="json") for s in done])
+    write(
+        "adk-events",
+        [
+            {"case_id": s.state["case_id"], "events": [e.model_dump(mode="json") for e in s.events]}
+            for s in done
+        ],
+    )
+    # one event a line, as an event stream's consumer writes it: not a run on its own
+    write("adk-event-lines", [e.model_dump(mode="json") for s in done for e in s.events])
+    write("adk-spans-nocontent", default_spans)
+    for name, records in variants.items():
+        write(name, records)
+
+
+# --------------------------------------------------------------------------- Strands Agents
+
+
+def strands() -> None:
+    from opentelemetry import trace
+
+    spans = SpanFile()
+    trace.set_tracer_provider(spans.provider)  # before strands makes its tracer
+
+    from strands import Agent, tool
+    from strands.models.model import Model
+
+    @tool
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Look up a customer.
+
+        Args:
+            customer_id: the customer's id
+        """
+        return customer(customer_id)
+
+    @tool
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Look up an invoice.
+
+        Args:
+            invoice_id: the invoice's id
+        """
+        return invoice(invoice_id)
+
+    class Scripted(Model):  # type: ignore[misc]
+        """The scenario's turns as a Strands model, streamed as Bedrock Converse events."""
+
+        def __init__(self, case: str) -> None:
+            self.case, self.done = case, 0
+
+        def update_config(self, **config: Any) -> None:
+            pass
+
+        def get_config(self) -> Any:
+            return {"model_id": "scripted"}
+
+        async def structured_output(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+            yield
+
+        async def stream(self, messages: Any, *args: Any, **kwargs: Any) -> Any:
+            step = turn(self.case, self.done)
+            self.done += 1
+            yield {"messageStart": {"role": "assistant"}}
+            if isinstance(step, str):
+                yield {"contentBlockStart": {"start": {}}}
+                yield {"contentBlockDelta": {"delta": {"text": step}}}
+                yield {"contentBlockStop": {}}
+                yield {"messageStop": {"stopReason": "end_turn"}}
+                return
+            for i, (name, args) in enumerate(step):
+                start = {"toolUse": {"toolUseId": f"call_{self.done}_{i}", "name": name}}
+                yield {"contentBlockStart": {"start": start}}
+                yield {"contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps(args)}}}}
+                yield {"contentBlockStop": {}}
+            yield {"messageStop": {"stopReason": "tool_use"}}
+
+    messages = []
+    for case in TURNS:
+        with case_span(spans, case):
+            agent = Agent(
+                model=Scripted(case), tools=[get_customer, get_invoice], callback_handler=None
+            )
+            agent(PROMPTS[case])
+        # the documented glue: the agent's messages (Bedrock Converse) with the case id
+        messages.append({"case_id": case, "messages": agent.messages})
+    write("strands-messages", messages)
+    write("strands-spans", spans.flat())
+
+
+# -------------------------------------------------------------------------------------- DSPy
+
+
+def dspy_react() -> None:
+    import dspy
+    from dspy.utils import DummyLM
+
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Look up a customer."""
+        return customer(customer_id)
+
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Look up an invoice."""
+        return invoice(invoice_id)
+
+    trajectories, predictions = [], []
+    for case in TURNS:
+        # DSPy's own DummyLM answers each step of ReAct in turn (one tool a step: the parallel
+        # turn becomes two steps), then ReAct's `finish` and the answer
+        answers: list[dict[str, Any]] = []
+        for step in TURNS[case]:
+            if isinstance(step, str):
+                answers.append(
+                    {"next_thought": "done", "next_tool_name": "finish", "next_tool_args": {}}
+                )
+                answers.append({"reasoning": "done", "answer": step})
+                continue
+            for name, args in step:
+                answers.append(
+                    {"next_thought": f"call {name}", "next_tool_name": name, "next_tool_args": args}
+                )
+        dspy.configure(lm=DummyLM(answers))
+        react = dspy.ReAct("question -> answer", tools=[get_customer, get_invoice], max_iters=6)
+        prediction = react(question=PROMPTS[case])
+        # the documented glue: the trajectory (or the whole prediction) with the case id
+        trajectories.append({"case_id": case, "trajectory": prediction.trajectory})
+        predictions.append({"case_id": case, **prediction.toDict()})
+    write("dspy-trajectory", trajectories)
+    write("dspy-prediction", predictions)
+
+
+# --------------------------------------------------------------------------------- LlamaIndex
+
+
+def llamaindex() -> None:
+    from llama_index.core.agent.workflow import FunctionAgent, ToolCallResult
+    from llama_index.core.base.llms.types import ChatMessage, TextBlock, ToolCallBlock
+    from llama_index.core.llms.mock import MockFunctionCallingLLM
+    from llama_index.core.tools import FunctionTool
+
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Look up a customer."""
+        return customer(customer_id)
+
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Look up an invoice."""
+        return invoice(invoice_id)
+
+    tools = [FunctionTool.from_defaults(get_customer), FunctionTool.from_defaults(get_invoice)]
+
+    async def run(case: str) -> tuple[list[Any], list[Any]]:
+        state = {"done": 0}
+
+        def respond(messages: Any, **kwargs: Any) -> Any:
+            """LlamaIndex's own mock function-calling LLM, answering the scenario's turns."""
+            step = turn(case, state["done"])
+            state["done"] += 1
+            if isinstance(step, str):
+                return ChatMessage(role="assistant", blocks=[TextBlock(text=step)])
+            blocks = [
+                ToolCallBlock(tool_call_id=f"call_{state['done']}_{i}", tool_name=n, tool_kwargs=a)
+                for i, (n, a) in enumerate(step)
+            ]
+            return ChatMessage(role="assistant", blocks=blocks)
+
+        llm = MockFunctionCallingLLM(response_generator=respond, is_chat_model=True)
+        handler = FunctionAgent(tools=tools, llm=llm).run(user_msg=PROMPTS[case])
+        events = [
+            ev.model_dump(mode="json")
+            async for ev in handler.stream_events()
+            if isinstance(ev, ToolCallResult)
+        ]
+        await handler
+        memory = await handler.ctx.store.get("memory")
+        return events, [m.model_dump(mode="json") for m in await memory.aget_all()]
+
+    histories, results = [], []
+    for case in TURNS:
+        events, messages = asyncio.run(run(case))
+        # the documented glue: one run a line, with its case id
+        histories.append({"case_id": case, "messages": messages})
+        results.append({"case_id": case, "events": events})
+    write("llamaindex-chat-history", histories)
+    write("llamaindex-tool-results", results)
+
+
+# ----------------------------------------------------------------------------------- Haystack
+
+
+def haystack() -> None:
+    from haystack import component
+    from haystack.components.agents import Agent
+    from haystack.dataclasses import ChatMessage, ToolCall
+    from haystack.tools import Tool
+
+    def schema(key: str) -> dict[str, Any]:
+        return {"type": "object", "properties": {key: {"type": "string"}}, "required": [key]}
+
+    tools = [
+        Tool(
+            name="get_customer",
+            description="Look up a customer.",
+            parameters=schema("customer_id"),
+            function=customer,
+        ),
+        Tool(
+            name="get_invoice",
+            description="Look up an invoice.",
+            parameters=schema("invoice_id"),
+            function=invoice,
+        ),
+    ]
+
+    @component
+    class Scripted:
+        """The scenario's turns as a Haystack chat generator."""
+
+        def __init__(self, case: str) -> None:
+            self.case, self.done = case, 0
+
+        @component.output_types(replies=list[ChatMessage])
+        def run(self, messages: list[ChatMessage], tools: Any = None, **kwargs: Any) -> Any:
+            step = turn(self.case, self.done)
+            self.done += 1
+            if isinstance(step, str):
+                return {"replies": [ChatMessage.from_assistant(step)]}
+            calls = [
+                ToolCall(tool_name=n, arguments=a, id=f"call_{self.done}_{i}")
+                for i, (n, a) in enumerate(step)
+            ]
+            return {"replies": [ChatMessage.from_assistant(tool_calls=calls)]}
+
+    records = []
+    for case in TURNS:
+        agent = Agent(
+            chat_generator=Scripted(case), tools=tools, raise_on_tool_invocation_failure=False
+        )
+        agent.warm_up()
+        result = agent.run(messages=[ChatMessage.from_user(PROMPTS[case])])
+        # the documented glue: the messages' to_dict() with the case id
+        records.append({"case_id": case, "messages": [m.to_dict() for m in result["messages"]]})
+    write("haystack-messages", records)
+
+
+# --------------------------------------------------------------------------- Semantic Kernel
+
+
+def semantic_kernel() -> None:
+    import logging
+
+    from semantic_kernel import Kernel
+    from semantic_kernel.connectors.ai.chat_completion_client_base import (
+        ChatCompletionClientBase,
+    )
+    from semantic_kernel.connectors.ai.function_choice_behavior import FunctionChoiceBehavior
+    from semantic_kernel.connectors.ai.prompt_execution_settings import PromptExecutionSettings
+    from semantic_kernel.contents import (
+        AuthorRole,
+        ChatHistory,
+        ChatMessageContent,
+        FunctionCallContent,
+    )
+    from semantic_kernel.functions import kernel_function
+
+    logging.getLogger("semantic_kernel").setLevel(logging.CRITICAL)
+
+    class Billing:
+        @kernel_function(description="Look up a customer.")
+        def get_customer(self, customer_id: str) -> dict[str, str]:
+            return customer(customer_id)
+
+        @kernel_function(description="Look up an invoice.")
+        def get_invoice(self, invoice_id: str) -> dict[str, str]:
+            return invoice(invoice_id)
+
+    class Scripted(ChatCompletionClientBase):  # type: ignore[misc]
+        """The scenario's turns as a chat service; the kernel's auto function calling runs the
+        plugin's functions, under their plugin-qualified names."""
+
+        case: str = ""
+        done: int = 0
+        SUPPORTS_FUNCTION_CALLING: bool = True
+
+        def service_url(self) -> None:
+            return None
+
+        async def _inner_get_chat_message_contents(self, chat_history: Any, settings: Any) -> Any:
+            step = turn(self.case, self.done)
+            self.done += 1
+            if isinstance(step, str):
+                return [ChatMessageContent(role=AuthorRole.ASSISTANT, content=step)]
+            items = [
+                FunctionCallContent(
+                    id=f"call_{self.done}_{i}", name=f"Billing-{n}", arguments=json.dumps(a)
+                )
+                for i, (n, a) in enumerate(step)
+            ]
+            return [ChatMessageContent(role=AuthorRole.ASSISTANT, items=items)]
+
+        def _update_function_choice_settings_callback(self) -> Any:
+            return lambda config, settings, kind: None
+
+        def _reset_function_choice_settings(self, settings: Any) -> None:
+            pass
+
+        def get_prompt_execution_settings_class(self) -> Any:
+            return PromptExecutionSettings
+
+    async def run(case: str) -> Any:
+        kernel = Kernel()
+        kernel.add_plugin(Billing(), "Billing")
+        service = Scripted(ai_model_id="scripted", service_id="scripted", case=case)
+        kernel.add_service(service)
+        history = ChatHistory()
+        history.add_user_message(PROMPTS[case])
+        settings = PromptExecutionSettings(
+            service_id="scripted", function_choice_behavior=FunctionChoiceBehavior.Auto()
+        )
+        result = await service.get_chat_message_contents(
+            chat_history=history, settings=settings, kernel=kernel
+        )
+        history.add_message(result[0])
+        return json.loads(history.serialize())
+
+    # the documented glue: the history's serialize() with the case id
+    write("semantic-kernel-chat-history", [{"case_id": c, **asyncio.run(run(c))} for c in TURNS])
+
+
+# ---------------------------------------------------------------------------- Vercel AI SDK
+
+
+def vercel_ai() -> None:
+    """The Vercel AI SDK is an npm package, which this machine cannot install: its outputs are
+    written from its documented shapes (AI SDK 5: `ModelMessage` parts in `response.messages`,
+    `StepResult.content` in `result.steps`, the tool's errors as an `error-text` output and a
+    `tool-error` part), through the same scenario."""
+    messages_lines, steps_lines = [], []
+    for case in TURNS:
+        n, messages, steps = 0, [], []
+        for step in TURNS[case]:
+            if isinstance(step, str):
+                messages.append({"role": "assistant", "content": [{"type": "text", "text": step}]})
+                steps.append({"content": [{"type": "text", "text": step}], "finishReason": "stop"})
+                continue
+            calls, results, content = [], [], []
+            for name, args in step:
+                n += 1
+                base = {"toolCallId": f"call_{n}", "toolName": name}
+                call = {"type": "tool-call", **base, "input": args}
+                calls.append(call)
+                content.append(call)
+                fn = customer if name == "get_customer" else invoice
+                try:
+                    value = fn(*args.values())
+                except Exception as e:
+                    output = {"type": "error-text", "value": str(e)}
+                    results.append({"type": "tool-result", **base, "output": output})
+                    content.append({"type": "tool-error", **base, "input": args, "error": str(e)})
+                    continue
+                results.append(
+                    {"type": "tool-result", **base, "output": {"type": "json", "value": value}}
+                )
+                content.append({"type": "tool-result", **base, "input": args, "output": value})
+            messages.append({"role": "assistant", "content": calls})
+            messages.append({"role": "tool", "content": results})
+            steps.append({"content": content, "finishReason": "tool-calls"})
+        messages_lines.append({"case_id": case, "messages": messages})
+        # the case id where experimental_telemetry's metadata put it
+        telemetry = {"metadata": {"case_id": case}}
+        steps_lines.append({"experimental_telemetry": telemetry, "steps": steps})
+    write("vercel-ai-response-messages", messages_lines)
+    write("vercel-ai-steps", steps_lines)
+
+
 # ------------------------------------------------------------------------------------- main
 
 FRAMEWORKS: dict[str, Callable[[], None]] = {
@@ -579,6 +1218,15 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "openai-agents": openai_agents,
     "langgraph": langgraph,
     "openai-client": openai_client,
+    "smolagents": smolagents,
+    "autogen": autogen,
+    "adk": adk,
+    "strands": strands,
+    "dspy": dspy_react,
+    "llamaindex": llamaindex,
+    "haystack": haystack,
+    "semantic-kernel": semantic_kernel,
+    "vercel-ai": vercel_ai,
 }
 
 

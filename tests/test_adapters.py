@@ -978,6 +978,14 @@ DOC_SECTIONS = {
     "OpenAI Agents SDK tracing": "openai-agents",
     "Google Gemini (Vertex AI)": "gemini",
     "Amazon Bedrock Converse": "bedrock",
+    "smolagents steps": "smolagents",
+    "AutoGen AgentChat messages": "autogen",
+    "Google ADK sessions": "adk",
+    "DSPy ReAct trajectories": "dspy",
+    "LlamaIndex chat history and tool results": "llamaindex",
+    "Haystack messages": "haystack",
+    "Semantic Kernel chat history": "semantic-kernel",
+    "Vercel AI SDK messages and steps": "vercel-ai",
 }
 
 

@@ -53,6 +53,26 @@ FIXTURES = {
     "langgraph-openllmetry": "otel",
     "openai-client-openinference": "otel",
     "openai-client-openllmetry": "otel",
+    "smolagents-full-steps": "smolagents",
+    "smolagents-run-result": "smolagents",
+    "smolagents-openinference": "otel",
+    "autogen-task-result": "autogen",
+    "autogen-save-state": "autogen",
+    "adk-session-json": "adk",
+    "adk-session-dump": "adk",
+    "adk-events": "adk",
+    "adk-spans-content": "otel",
+    "adk-spans-legacy": "otel",
+    "strands-messages": "bedrock",
+    "strands-spans": "otel",
+    "dspy-trajectory": "dspy",
+    "dspy-prediction": "dspy",
+    "llamaindex-tool-results": "llamaindex",
+    "haystack-messages": "haystack",
+    "semantic-kernel-chat-history": "semantic-kernel",
+    # written from the SDK's documented parts (npm only, not installable here)
+    "vercel-ai-response-messages": "vercel-ai",
+    "vercel-ai-steps": "vercel-ai",
 }
 # Real output with the content left out (`make fixtures`, with these settings): each run shows
 # tool calls it does not hold, so each is unscoreable, its reason saying so, never scored as a
@@ -67,6 +87,10 @@ UNRECORDED = {
     "langgraph-openinference-hidden": "hid their arguments (input.value __REDACTED__",
     # OpenLLMetry with TRACELOOP_TRACE_CONTENT=false
     "langgraph-openllmetry-nocontent": "did not record their arguments (content capture is off)",
+    # autogen-core's own spans: execute_tool without arguments, whatever is turned on
+    "autogen-otel": "this instrumentation never records them",
+    # Google ADK's spans by default (content goes on spans only when asked for)
+    "adk-spans-nocontent": "did not record their arguments (content capture is off)",
 }
 
 
@@ -248,6 +272,61 @@ def test_calls_whose_content_is_not_recorded_are_unscoreable(name):
         assert UNRECORDED[name] in error["error"], error
         assert "not compared as {}" in error["error"]
         assert f"{name}.jsonl:" in error["source"]
+
+
+# Real output whose calls are in a convention evalrun does not parse (issue 27, never a silent
+# zero): each run is unscoreable, its reason naming what was seen and what to export instead.
+NOT_PARSED = {
+    # smolagents' agent.write_memory_to_messages(): calls as "Calling tools:" text
+    "smolagents-memory-messages": "export agent.memory.get_full_steps()",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_PARSED))
+def test_calls_in_a_convention_not_parsed_are_unscoreable_never_zero(name):
+    doc = score(DATA / f"{name}.jsonl", exit_code=2)
+    assert doc["runs"] == [] and len(doc["errors"]) == len(SCENARIO)
+    for error in doc["errors"]:
+        assert NOT_PARSED[name] in error["error"], error
+        assert "no tool call read" in error["error"]
+
+
+def test_llamaindex_chat_history_keeps_no_error_flag_and_error_pattern_says_which():
+    """A FunctionAgent's memory holds a failed tool's exception as plain text: with the one flag
+    the docs name, the scenario scores right; without it, the rejected attempts are calls."""
+    path = DATA / "llamaindex-chat-history.jsonl"
+    doc = score(path, "--error-pattern", "not found|unavailable")
+    assert doc["errors"] == [] and verdicts(doc) == SCENARIO
+    assert (
+        score(path, "--trace-format", "llamaindex", "--error-pattern", "not found|unavailable")[
+            "runs"
+        ]
+        == doc["runs"]
+    )
+    plain = verdicts(score(path))
+    assert plain["lookup"] == SCENARIO["lookup"] and plain["retry"] != SCENARIO["retry"]
+
+
+def test_adk_events_one_a_line_say_how_to_write_a_session():
+    doc = score(DATA / "adk-event-lines.jsonl", exit_code=2)
+    assert doc["runs"] == [] and doc["errors"]
+    for error in doc["errors"]:
+        assert "one ADK event on its own line" in error["error"], error
+
+
+def test_error_pattern_searches_object_replies_as_json_text(tmp_path):
+    """`--error-pattern` applies to a reply that is an object too (its JSON text)."""
+    record = {
+        "case_id": "lookup",
+        "calls": [
+            {"tool": "get_invoice", "args": {"invoice_id": "I-9"}, "result": {"code": 404}},
+            {"tool": "get_invoice", "args": {"invoice_id": "I-1"}, "result": {"code": 200}},
+        ],
+    }
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    [run] = score(path, "--error-pattern", '"code":404')["runs"]
+    assert [c["label"] for c in run["calls"]] == ["errored", "exact"]
 
 
 def spans_of(name: str) -> list[dict]:

@@ -27,8 +27,8 @@ PROPS = {
 SCHEMA = {"type": "object", "properties": PROPS, "required": ["customer_id"]}
 
 FORMATS: dict[str, Any] = {
-    "openai_chat": {"type": "function", "function": {"name": "search", "parameters": SCHEMA}},
-    "openai_responses": {"type": "function", "name": "search", "parameters": SCHEMA},
+    "openai-chat": {"type": "function", "function": {"name": "search", "parameters": SCHEMA}},
+    "openai-responses": {"type": "function", "name": "search", "parameters": SCHEMA},
     "anthropic": {"name": "search", "description": "Search.", "input_schema": SCHEMA},
     "mcp": {"name": "search", "inputSchema": SCHEMA, "annotations": {"readOnlyHint": True}},
     "bare": {"name": "search", "parameters": SCHEMA},
@@ -36,8 +36,8 @@ FORMATS: dict[str, Any] = {
     "gemini": {"name": "search", "parametersJsonSchema": SCHEMA},
 }
 SCHEMA_AT = {
-    "openai_chat": ("function", "parameters"),
-    "openai_responses": ("parameters",),
+    "openai-chat": ("function", "parameters"),
+    "openai-responses": ("parameters",),
     "anthropic": ("input_schema",),
     "mcp": ("inputSchema",),
     "bare": ("parameters",),
@@ -112,7 +112,7 @@ def test_a_gemini_tool_lists_its_functions_each_a_tool_written_in_place(tmp_path
 
 @pytest.mark.parametrize("style", ["indent 2", "one line", "minified", "tabs"])
 def test_a_rule_with_options_is_written_as_the_file_writes_objects(tmp_path, style):
-    data = copy.deepcopy(FORMATS["openai_chat"])
+    data = copy.deepcopy(FORMATS["openai-chat"])
     data["function"]["parameters"]["properties"]["month"] = {"type": "string"}
     (tmp_path / "t.json").write_text(STYLES[style](data))
     tools = load_tools(tmp_path)

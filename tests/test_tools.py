@@ -25,8 +25,8 @@ def write(tmp_path, name, data):
 @pytest.mark.parametrize(
     ("fmt", "tool"),
     [
-        ("openai_chat", {"type": "function", "function": {"name": "t", "parameters": PARAMS}}),
-        ("openai_responses", {"type": "function", "name": "t", "parameters": PARAMS}),
+        ("openai-chat", {"type": "function", "function": {"name": "t", "parameters": PARAMS}}),
+        ("openai-responses", {"type": "function", "name": "t", "parameters": PARAMS}),
         ("anthropic", {"name": "t", "description": "d", "input_schema": PARAMS}),
         ("mcp", {"name": "t", "inputSchema": PARAMS, "annotations": {"readOnlyHint": True}}),
         ("bare", {"name": "t", "parameters": PARAMS}),

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import unquote
@@ -44,15 +45,41 @@ MAX_PARAMS: Final = 10_000
 Real tools have tens; a schema whose `$defs` each refer to the next one twice would expand to
 2**n parameters, and the reader would never finish."""
 
-FORMATS = {
-    "openai_chat": "OpenAI Chat Completions {type: function, function: {name, parameters}}",
-    "openai_responses": "OpenAI Responses {type: function, name, parameters}",
-    "anthropic": "Anthropic {name, input_schema}",
-    "mcp": "MCP {name, inputSchema}",
-    "bedrock": "Bedrock Converse {toolSpec: {name, inputSchema: {json}}}",
-    "gemini": "Gemini {name, parametersJsonSchema} (in functionDeclarations)",
-    "bare": "bare {name, parameters}",
-}
+
+@dataclass(frozen=True)
+class ToolFormat:
+    """A tool-file format, under the name its trace format has (`openai-chat`, `anthropic`):
+    how a tool in it is recognised, and where its name, schema and annotations are."""
+
+    name: str
+    looks_like: str
+    """For the "not a tool in any known format" message and the docs."""
+    read: Callable[[dict[str, Any], str], ToolShape | None]
+    """The entry's (object holding name and description, parameter schema, the schema's keys),
+    or None when the entry is not in this format."""
+    inner: str | None = None
+    """The key of an inner object where tool annotations may stand too (`function`)."""
+
+
+ToolShape = tuple[dict[str, Any], Any, Loc]
+TOOL_FORMATS: list[ToolFormat] = []
+"""The tool-file formats, in detection order: each registered where it is defined
+(`tool_format`), the first that reads an entry is its format."""
+
+
+def tool_format(
+    name: str, looks_like: str, *, inner: str | None = None
+) -> Callable[[Callable[[dict[str, Any], str], ToolShape | None]], ToolFormat]:
+    """Register the function below as a tool-file format's reader (in the order defined)."""
+
+    def register(read: Callable[[dict[str, Any], str], ToolShape | None]) -> ToolFormat:
+        fmt = ToolFormat(name, looks_like, read, inner)
+        TOOL_FORMATS.append(fmt)
+        return fmt
+
+    return register
+
+
 DECLARATIONS = ("functionDeclarations", "function_declarations")
 GEMINI_SCHEMA_KEYS = ("parametersJsonSchema", "parameters_json_schema")
 """Where a Gemini `Tool` lists its functions: each is a tool of its own."""
@@ -178,17 +205,15 @@ def parse_tool(entry: Any, where: str, *, file: str = "", loc: Loc = ()) -> Tool
         raise InputError(f"{where}: the tool has no name (a non-empty string 'name')")
     source, where = where, f"{where} ({name})"
     places = [(entry, loc)]
-    if fmt == "openai_chat":
-        places.append((spec, (*loc, "function")))  # on the outer object or inside `function`
-    if fmt == "bedrock":
-        places.append((spec, (*loc, "toolSpec")))  # on the outer object or inside `toolSpec`
-    if fmt == "mcp" and isinstance(entry.get("annotations"), dict):
+    if fmt.inner is not None:
+        places.append((spec, (*loc, fmt.inner)))  # on the outer object or inside `function`
+    if fmt.name == "mcp" and isinstance(entry.get("annotations"), dict):
         places.append((entry["annotations"], (*loc, "annotations")))
     for place, at in places:
         _check_annotations(place, TOOL_ANNOTATIONS, at, where)
     repeatable = _flag([place for place, _ in places], REPEATABLE, where)
     readonly = _flag([place for place, _ in places], READONLY, where)
-    if fmt == "mcp" and isinstance(entry.get("annotations"), dict):
+    if fmt.name == "mcp" and isinstance(entry.get("annotations"), dict):
         # MCP says a hint is untrusted for safety; for grading, a tool that says it only reads is
         # taken at its word, as `x-eval-readonly` is. `false` leaves the tool a writer.
         readonly = readonly or entry["annotations"].get(READ_ONLY_HINT) is True
@@ -208,7 +233,7 @@ def parse_tool(entry: Any, where: str, *, file: str = "", loc: Loc = ()) -> Tool
         repeatable=repeatable,
         readonly=readonly,
         description=description,
-        format=fmt,
+        format=fmt.name,
         source=source,
         file=file,
         loc=loc,
@@ -242,30 +267,75 @@ def check_schema(schema: dict[str, Any], where: str) -> None:
         ) from None
 
 
-def _detect(entry: dict[str, Any], where: str) -> tuple[str, dict[str, Any], Any, Loc]:
+def _detect(entry: dict[str, Any], where: str) -> tuple[ToolFormat, dict[str, Any], Any, Loc]:
     """(format, the object holding name and description, the parameter schema, its keys)."""
+    for fmt in TOOL_FORMATS:
+        found = fmt.read(entry, where)
+        if found is not None:
+            return (fmt, *found)
+    known = "; ".join(f.looks_like for f in TOOL_FORMATS)
+    raise InputError(f"{where}: not a tool in any known format (expected one of: {known})")
+
+
+@tool_format(
+    "openai-chat",
+    "OpenAI Chat Completions {type: function, function: {name, parameters}}",
+    inner="function",
+)
+def _openai_chat(entry: dict[str, Any], where: str) -> ToolShape | None:
     if entry.get("type") == "function" and isinstance(entry.get("function"), dict):
         fn = entry["function"]
-        return "openai_chat", fn, fn.get("parameters", EMPTY_SCHEMA), ("function", "parameters")
+        return fn, fn.get("parameters", EMPTY_SCHEMA), ("function", "parameters")
+    return None
+
+
+@tool_format("openai-responses", "OpenAI Responses {type: function, name, parameters}")
+def _openai_responses(entry: dict[str, Any], where: str) -> ToolShape | None:
     if entry.get("type") == "function" and "name" in entry:
-        return "openai_responses", entry, entry.get("parameters", EMPTY_SCHEMA), ("parameters",)
+        return entry, entry.get("parameters", EMPTY_SCHEMA), ("parameters",)
+    return None
+
+
+@tool_format("anthropic", "Anthropic {name, input_schema}")
+def _anthropic(entry: dict[str, Any], where: str) -> ToolShape | None:
     if "input_schema" in entry:
-        return "anthropic", entry, entry["input_schema"], ("input_schema",)
+        return entry, entry["input_schema"], ("input_schema",)
+    return None
+
+
+@tool_format("mcp", "MCP {name, inputSchema}")
+def _mcp(entry: dict[str, Any], where: str) -> ToolShape | None:
     if "inputSchema" in entry:
-        return "mcp", entry, entry["inputSchema"], ("inputSchema",)
+        return entry, entry["inputSchema"], ("inputSchema",)
+    return None
+
+
+@tool_format(
+    "bedrock", "Bedrock Converse {toolSpec: {name, inputSchema: {json}}}", inner="toolSpec"
+)
+def _bedrock(entry: dict[str, Any], where: str) -> ToolShape | None:
     spec = entry.get("toolSpec")
-    if isinstance(spec, dict):
-        holder = spec.get("inputSchema")
-        if not isinstance(holder, dict) or "json" not in holder:
-            raise InputError(f"{where}: a Bedrock toolSpec keeps its schema in inputSchema.json")
-        return "bedrock", spec, holder["json"], ("toolSpec", "inputSchema", "json")
+    if not isinstance(spec, dict):
+        return None
+    holder = spec.get("inputSchema")
+    if not isinstance(holder, dict) or "json" not in holder:
+        raise InputError(f"{where}: a Bedrock toolSpec keeps its schema in inputSchema.json")
+    return spec, holder["json"], ("toolSpec", "inputSchema", "json")
+
+
+@tool_format("gemini", "Gemini {name, parametersJsonSchema} (in functionDeclarations)")
+def _gemini(entry: dict[str, Any], where: str) -> ToolShape | None:
     for key in GEMINI_SCHEMA_KEYS:
         if "name" in entry and entry.get(key) is not None:
-            return "gemini", entry, entry[key], (key,)
+            return entry, entry[key], (key,)
+    return None
+
+
+@tool_format("bare", "bare {name, parameters}")
+def _bare(entry: dict[str, Any], where: str) -> ToolShape | None:
     if "name" in entry and "parameters" in entry:
-        return "bare", entry, entry["parameters"], ("parameters",)
-    known = "; ".join(FORMATS.values())
-    raise InputError(f"{where}: not a tool in any known format (expected one of: {known})")
+        return entry, entry["parameters"], ("parameters",)
+    return None
 
 
 def _flag(places: list[dict[str, Any]], name: str, where: str) -> bool:

@@ -14,8 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import orjson
 import regex
 
+from ..jsonvalue import dumps as json_dumps
 from ..model import InputError
 from ..patterns import DOTALL, TIMEOUT, PatternError, compiled, search
 
@@ -69,6 +71,14 @@ FRAMEWORK_ERRORS: tuple[ErrorText, ...] = (
         "Error: get_client is not a valid tool, try one of [get_customer].",
     ),
     ErrorText(
+        "Semantic Kernel",
+        r"\AAn error occurred while invoking the function [^\n:]{1,300}: ",
+        "semantic_kernel/kernel.py, invoke_function_call (a function that raised, under auto "
+        "function calling)",
+        "An error occurred while invoking the function Billing-get_customer: customer C-9 not "
+        "found",
+    ),
+    ErrorText(
         "pydantic-ai",
         r"\n\nFix the errors and try again\.\Z",
         "pydantic_ai/messages.py, RetryPromptPart.model_response (ModelRetry, invalid arguments)",
@@ -105,9 +115,17 @@ class ErrorPatterns:
         for call in calls:
             if type(call) is not dict or "result" not in call:
                 continue
-            text = reply_text(call["result"])
-            if text is not None and any(self._search(p, text, source) for p in patterns):
-                call["is_error"] = True
+            result = call["result"]
+            text = reply_text(result)
+            if text is not None:
+                if any(self._search(p, text, source) for p in patterns):
+                    call["is_error"] = True
+            elif self.user and type(result) in (dict, list):
+                # an object reply (ADK's {"status": "error", ...}, a tool's own error object):
+                # the user's patterns search its JSON text, keys sorted
+                text = json_dumps(result, option=orjson.OPT_SORT_KEYS).decode()
+                if any(self._search(p, text, source) for p in self.user):
+                    call["is_error"] = True
 
     def _search(self, pattern: regex.Pattern[str], text: str, source: str) -> bool:
         if self._slow[pattern.pattern] >= GIVE_UP:

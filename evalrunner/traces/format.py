@@ -2,9 +2,13 @@
 how its records become native runs.
 
 Each format is one module in `evalrunner/traces/formats/` that defines `FORMAT = TraceFormat(...)`;
-the registry (`registry.py`) collects them, and plugins join through the `evalrunner.trace_formats`
-entry-point group. The CLI's `--trace-format` choices, the detection order, the "no known format"
-message and the docs' list of formats all come from the registry.
+the package is scanned for them (`formats/__init__.py`), the registry (`registry.py`) orders them,
+and plugins join through the `evalrunner.trace_formats` entry-point group. What generic code would
+otherwise know by a format's name is declared here, on the format: how it claims a `messages`
+list (`claims_message`), the shape of a logged request/response pair in its provider's API
+(`exchange`), the markers of a call for the never-a-silent-zero guard (`call_types`,
+`call_keys`), and its case and run id keys. The CLI's `--trace-format` choices, the detection
+order, the "no known format" message and the docs' list of formats all come from the registry.
 """
 
 from __future__ import annotations
@@ -82,6 +86,7 @@ class GroupKeys:
 
 
 Calls = Callable[[dict[str, Any]], "list[dict[str, Any]] | str"]
+Exchange = Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], "dict[str, Any] | None"]
 
 
 class AllCalls(list[dict[str, Any]]):
@@ -117,6 +122,22 @@ class TraceFormat:
     """Where a record keeps its case id, the first present wins (`--case-key` replaces them)."""
     run_paths: tuple[Path, ...] = DEFAULT_RUN_PATHS
     """Where a record keeps its run id (`--run-key` replaces them); else its `file:line`."""
+
+    claims_message: Callable[[Any], bool] | None = None
+    """For a format read from a `messages` list: whether one message (in order, the first tool
+    activity decides) is this format's (`_pairing.messages_kind`)."""
+    plain_messages: bool = False
+    """Whether a `messages` list with no tool activity at all is read as this format (one
+    format says so: the Chat Completions one)."""
+    exchange: Exchange | None = None
+    """For a format of a provider's API: a logged `{"request", "response"}` pair as the
+    conversation it holds, in this format's shape, or None when the response is not in it
+    (`exchange(request, response, rest)`, `rest` the record's other keys)."""
+    call_types: frozenset[str] = frozenset()
+    """Values of a `type` (or `part_kind`) key that mark a call in this format's records: the
+    guard that tells a run read with no calls from one whose calls were not read."""
+    call_keys: tuple[str, ...] = ()
+    """Keys whose object (with a name, and arguments or an id) is a call in this format."""
 
     def __post_init__(self) -> None:
         if (self.calls is None) == (self.group is None):

@@ -8,8 +8,10 @@ lines (OpenTelemetry) gets a grouper, which holds its records until their run is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from ..jsonvalue import json_kind
@@ -18,6 +20,7 @@ from .errors import ErrorPatterns
 from .format import (
     DEFAULT_RUN_PATHS,
     AllCalls,
+    Exchange,
     Grouper,
     GroupKeys,
     LastLinesOf,
@@ -27,7 +30,6 @@ from .format import (
     TraceFormat,
 )
 from .formats._pairing import is_str_in
-from .formats.gemini import AFC_KEYS
 from .formats.openai_responses import ITEM_TYPES
 from .formats.otel import walk
 from .lines import MAX_EXPANDED_BYTES, MAX_LINE_BYTES, LastLines, Parsed
@@ -374,12 +376,11 @@ EXCHANGE_KEYS = frozenset({"messages", "input", "output", "choices", "contents",
 def exchange(record: dict[str, Any]) -> dict[str, Any] | None:
     """A logged request/response pair (`{"request": {...}, "response": {...}}`, as gateways and
     loggers write one model call) as the conversation it holds, in the shape its provider's
-    format reads: the request's messages with the response's message (Chat Completions'
-    `choices`, an Anthropic Message, a `message` as Ollama writes it, Bedrock Converse's
-    `output.message`, Gemini's first candidate after the request's `contents` or the automatic
-    function calling history), or the Responses request's `input` with the response's `output`.
-    None for a record that is no such pair, that holds a conversation of its own, or whose
-    response is in none of these shapes (streamed chunks, an error body)."""
+    format reads: the first format, in detection order, whose `TraceFormat.exchange` knows the
+    response (Chat Completions' `choices`, an Anthropic Message, a `message` as Ollama writes it,
+    Bedrock Converse's `output.message`, Gemini's candidates, Responses `output`). None for a
+    record that is no such pair, that holds a conversation of its own, or whose response is in
+    none of these shapes (streamed chunks, an error body)."""
     request, response = record.get("request"), record.get("response")
     if type(request) is not dict and type(response) is not dict:
         return None
@@ -388,35 +389,35 @@ def exchange(record: dict[str, Any]) -> dict[str, Any] | None:
     request = request if type(request) is dict else {}
     response = response if type(response) is dict else {}
     rest = {k: v for k, v in record.items() if k not in ("request", "response")}
-    messages = request.get("messages")
-    messages = messages if type(messages) is list else []
-    if type(response.get("choices")) is list:  # Chat Completions
-        return {**rest, "messages": messages, "choices": response["choices"]}
-    if response.get("type") == "message" and type(response.get("content")) is list:  # Anthropic
-        reply = {"role": response.get("role", "assistant"), "content": response["content"]}
-        return {**rest, "messages": [*messages, reply]}
-    message = response.get("message")
-    if type(message) is dict and "role" in message:  # Ollama's chat, and others like it
-        return {**rest, "messages": [*messages, message]}
-    output = response.get("output")
-    if type(output) is dict and type(output.get("message")) is dict:  # Bedrock Converse
-        return {**rest, "messages": [*messages, output["message"]]}
-    if type(output) is list:  # OpenAI Responses
-        given = request.get("input")
-        # `input` is a list of items, or the user's text
-        items = given if type(given) is list else [{"role": "user", "content": given}]
-        return {**rest, "input": items, "output": output}
-    candidates = response.get("candidates")
-    if type(candidates) is list and candidates and type(candidates[0]) is dict:  # Gemini
-        # the gemini format reads a response as it is (its candidates, and the automatic
-        # function calling history, which holds the request's contents and every call made)
-        contents = request.get("contents")
-        given = {"contents": contents} if type(contents) is list else {}
-        answer = {k: response[k] for k in (*AFC_KEYS, "candidates") if k in response}
-        return {**rest, **given, **answer}
+    for read in _markers().exchanges:
+        found = read(request, response, rest)
+        if found is not None:
+            return found
     # A response in no shape read here (streamed text, an error body, a failed response without
     # output): not a conversation to score as one without calls.
     return None
+
+
+@dataclass(frozen=True)
+class _Markers:
+    """What the formats declare that generic reading asks of all of them at once."""
+
+    exchanges: tuple[Exchange, ...]
+    call_types: frozenset[str]
+    call_keys: tuple[str, ...]
+
+
+@cache
+def _markers() -> _Markers:
+    formats = trace_formats().values()
+    keys: list[str] = []
+    for f in formats:
+        keys.extend(k for k in f.call_keys if k not in keys)
+    return _Markers(
+        exchanges=tuple(f.exchange for f in formats if f.exchange is not None),
+        call_types=frozenset(t for f in formats for t in f.call_types),
+        call_keys=tuple(keys),
+    )
 
 
 def _plain_native(record: Any) -> bool:
@@ -446,14 +447,35 @@ def _first(record: dict[str, Any], paths: tuple[Path, ...]) -> Any:
     return MISSING
 
 
-CALL_TYPES = frozenset(
-    {"tool_call", "tool-call", "tool_use", "function_call", "mcp_call", "mcp_tool_use"}
+TOOL_ROLES = frozenset(
+    {"tool", "function", "ipython", "tool_result", "tool-result", "tool-call", "tool-response"}
 )
-
-
-CALL_KEYS = ("functionCall", "function_call", "toolUse", "tool_use")
-"""Keys whose object is a call: Gemini's `functionCall` part (`function_call` in its Python SDK),
-Bedrock Converse's `toolUse` block (and a legacy Chat `function_call` met where it is not read)."""
+"""Message roles that are a tool's reply: a reply means a call was made."""
+CALL_FINISHES = frozenset({"tool_calls", "function_call", "tool_use", "TOOL_CALLS"})
+"""`finish_reason` / `stop_reason` values that say the model asked for a call."""
+TEXT_CONVENTIONS: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (
+        re.compile(r"Calling tools:\s*\n?\s*\["),
+        'smolagents\' "Calling tools:" text',
+        "export agent.memory.get_full_steps() (or RunResult.steps), whose tool_calls evalrun reads",
+    ),
+    (
+        re.compile(r"(?m)^\s*Action\s*:.*\n\s*Action\s*Input\s*:"),
+        "ReAct text (Action: / Action Input:)",
+        "export the framework's structured steps or its OpenTelemetry spans, or convert the "
+        "run to the native format",
+    ),
+    (
+        re.compile(r"<(?:tool_call|function_call|function=)"),
+        "tool calls written as tags in the model's text (<tool_call>)",
+        "export the parsed tool calls (the framework's messages or spans), or convert the run "
+        "to the native format",
+    ),
+)
+"""Call conventions written in text, which evalrun does not parse: a record read with no call
+that holds one is unscoreable (never a silent zero), with what to export instead."""
+TEXT_SCAN = 20_000
+"""How much of each string the guard searches for a text convention."""
 
 
 def _a_call(value: Any) -> bool:
@@ -468,11 +490,16 @@ def _a_call(value: Any) -> bool:
 
 
 def _call_like(record: Any, limit: int = 10_000) -> str | None:
-    """What in a record with no call read looks like a call (a `tool_calls` list, a tool-call
-    part or block), and where: so that no run is scored as having made no call while it holds
-    one in a shape evalrun does not read."""
+    """What in a record with no call read looks like a call, and where: a `tool_calls` list, a
+    tool-call part or block (the formats' `call_types` and `call_keys`), a tool's reply (a
+    tool-role message), a `finish_reason` of `tool_calls`, or text in a call convention evalrun
+    does not parse (`TEXT_CONVENTIONS`). The guard that no run is scored as having made no call
+    while it holds one in a shape evalrun does not read, whatever the format."""
     stack: list[tuple[Any, str]] = [(record, "")]
     seen = 0
+    markers = _markers()
+    texts: list[tuple[str, str]] = []
+    weaker: str | None = None
     while stack and seen < limit:
         value, where = stack.pop()
         seen += 1
@@ -484,18 +511,38 @@ def _call_like(record: Any, limit: int = 10_000) -> str | None:
             ):
                 return _seen(f"a tool_calls list of {len(tool_calls)}", f"{where}.tool_calls")
             for key in ("type", "part_kind"):
-                if is_str_in(value.get(key), CALL_TYPES):
+                if is_str_in(value.get(key), markers.call_types):
                     return _seen(f'a {key} "{value[key]}"', where)
-            for key in CALL_KEYS:
+            for key in markers.call_keys:
                 if _a_call(value.get(key)):
                     return _seen(f"a {key} object", f"{where}.{key}")
-            items: Iterable[tuple[str, Any]] = value.items()
-            stack.extend((v, f"{where}.{k}") for k, v in items if type(v) in (dict, list))
+            if weaker is None:
+                if is_str_in(value.get("role"), TOOL_ROLES):
+                    weaker = _seen(f'a tool\'s reply (role "{value["role"]}")', where)
+                for key in ("finish_reason", "stop_reason", "finishReason"):
+                    if is_str_in(value.get(key), CALL_FINISHES):
+                        weaker = _seen(f'a {key} of "{value[key]}"', f"{where}.{key}")
+            for k, v in value.items():
+                if type(v) in (dict, list):
+                    stack.append((v, f"{where}.{k}"))
+                elif type(v) is str and len(texts) < limit:
+                    texts.append((v, f"{where}.{k}"))
         elif type(value) is list:
-            stack.extend(
-                (v, f"{where}[{i}]") for i, v in enumerate(value) if type(v) in (dict, list)
-            )
-    return None
+            for i, v in enumerate(value):
+                if type(v) in (dict, list):
+                    stack.append((v, f"{where}[{i}]"))
+                elif type(v) is str and len(texts) < limit:
+                    texts.append((v, f"{where}[{i}]"))
+    # a call convention in text says what to export instead: it comes before a bare tool reply
+    for text, where in texts:
+        for pattern, what, instead in TEXT_CONVENTIONS:
+            if pattern.search(text, 0, TEXT_SCAN):
+                return (
+                    f"no tool call read, but the record holds {what} at "
+                    f"{where.lstrip('.') or 'its top'}: a call convention evalrun does not "
+                    f"parse; {instead} (see docs/trace-formats.md)"
+                )
+    return weaker
 
 
 def _seen(what: str, where: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -96,31 +97,41 @@ def openai_reply(content: Any) -> Any:
 
 
 def messages_kind(record: dict[str, Any]) -> str | None:
-    """Which format a record's `messages` list is in: a Chat Completions, an Anthropic or an MCP
-    log, told by the first tool activity; None when the record has no `messages` list or it is
-    in none of them.
+    """Which format a record's `messages` list is in, told by the first tool activity: the first
+    message a format claims (`TraceFormat.claims_message`, formats in detection order) names
+    it; None when the record has no `messages` list or it is in no format's.
 
     Without any tool activity, it is a conversation without tool calls, which reads the same (no
-    calls) in every format; it is read as Chat Completions.
+    calls) in every format; it is read as the format that says it reads those
+    (`TraceFormat.plain_messages`: Chat Completions).
     """
     messages = record.get("messages")
     if type(messages) is not list:
         return None
+    claims, plain = _claimers()
     for m in messages:
-        if type(m) is list and m and type(m[0]) is dict and "jsonrpc" in m[0]:
-            return "mcp"  # a JSON-RPC batch
+        for name, claims_message in claims:
+            if claims_message(m):
+                return name
         if type(m) is not dict:
             return None
-        if "jsonrpc" in m:
-            return "mcp"
-        if "tool_calls" in m or "function_call" in m or m.get("role") in ("tool", "function"):
-            return "openai-chat"
-        content = m.get("content")
-        if type(content) is list and any(
-            type(b) is dict and is_str_in(b.get("type"), ANTHROPIC_BLOCKS) for b in content
-        ):
-            return "anthropic"
-    return "openai-chat" if all(type(m) is dict and "role" in m for m in messages) else None
+    return plain if all(type(m) is dict and "role" in m for m in messages) else None
+
+
+_CLAIMERS: list[tuple[tuple[tuple[str, Callable[[Any], bool]], ...], str | None]] = []
+
+
+def _claimers() -> tuple[tuple[tuple[str, Callable[[Any], bool]], ...], str | None]:
+    """The formats that claim `messages` lists, in detection order (found once: the registry
+    imports this module, so it is asked on first use)."""
+    if not _CLAIMERS:
+        from ..registry import trace_formats
+
+        formats = trace_formats().values()
+        claims = tuple((f.name, f.claims_message) for f in formats if f.claims_message is not None)
+        plain = next((f.name for f in formats if f.plain_messages), None)
+        _CLAIMERS.append((claims, plain))
+    return _CLAIMERS[0]
 
 
 def has_messages(record: dict[str, Any]) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..format import TraceFormat
-from ._pairing import Pairer, has_messages, messages_kind, native_call
+from ._pairing import ANTHROPIC_BLOCKS, Pairer, has_messages, is_str_in, messages_kind, native_call
 
 
 def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
@@ -40,6 +40,28 @@ def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
     return pairer.calls
 
 
+def _claims(message: Any) -> bool:
+    """A message with a tool_use or tool_result block (or their MCP connector kin)."""
+    if type(message) is not dict:
+        return False
+    content = message.get("content")
+    return type(content) is list and any(
+        type(b) is dict and is_str_in(b.get("type"), ANTHROPIC_BLOCKS) for b in content
+    )
+
+
+def _exchange(
+    request: dict[str, Any], response: dict[str, Any], rest: dict[str, Any]
+) -> dict[str, Any] | None:
+    """A Messages API request and its response, a Message."""
+    if response.get("type") == "message" and type(response.get("content")) is list:
+        messages = request.get("messages")
+        messages = messages if type(messages) is list else []
+        reply = {"role": response.get("role", "assistant"), "content": response["content"]}
+        return {**rest, "messages": [*messages, reply]}
+    return None
+
+
 def _detect(record: Any) -> bool:
     if type(record) is not dict:
         return False
@@ -56,4 +78,7 @@ FORMAT = TraceFormat(
     detect=_detect,
     order=25,
     calls=calls,
+    claims_message=_claims,
+    exchange=_exchange,
+    call_types=frozenset({"tool_use", "mcp_tool_use"}),
 )

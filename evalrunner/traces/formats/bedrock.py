@@ -88,6 +88,18 @@ def _detect(record: Any) -> bool:
     return type(messages) is list and any(_has_tool_block(m) for m in messages)
 
 
+def _exchange(
+    request: dict[str, Any], response: dict[str, Any], rest: dict[str, Any]
+) -> dict[str, Any] | None:
+    """A Converse request and its response's `output.message`."""
+    output = response.get("output")
+    if type(output) is dict and type(output.get("message")) is dict:
+        messages = request.get("messages")
+        messages = messages if type(messages) is list else []
+        return {**rest, "messages": [*messages, output["message"]]}
+    return None
+
+
 FORMAT = TraceFormat(
     name="bedrock",
     summary="Amazon Bedrock Converse: a request's messages, or a Converse response",
@@ -95,4 +107,6 @@ FORMAT = TraceFormat(
     detect=_detect,
     order=27,
     calls=calls,
+    exchange=_exchange,
+    call_keys=("toolUse", "tool_use"),
 )

@@ -125,6 +125,21 @@ def _detect(record: Any) -> bool:
     )
 
 
+def _exchange(
+    request: dict[str, Any], response: dict[str, Any], rest: dict[str, Any]
+) -> dict[str, Any] | None:
+    """A generateContent request and its response, read as it is: its candidates, and the
+    automatic function calling history (which holds the request's contents and every call
+    made), after the request's `contents`."""
+    candidates = response.get("candidates")
+    if not (type(candidates) is list and candidates and type(candidates[0]) is dict):
+        return None
+    contents = request.get("contents")
+    given = {"contents": contents} if type(contents) is list else {}
+    answer = {k: response[k] for k in (*AFC_KEYS, "candidates") if k in response}
+    return {**rest, **given, **answer}
+
+
 FORMAT = TraceFormat(
     name="gemini",
     summary="Google Gemini / Vertex AI (google-genai): a request's contents, or a response",
@@ -133,4 +148,6 @@ FORMAT = TraceFormat(
     detect=_detect,
     order=26,
     calls=calls,
+    exchange=_exchange,
+    call_keys=CALL_KEYS,
 )

@@ -100,4 +100,5 @@ FORMAT = TraceFormat(
     detect=_detect,
     order=24,
     calls=calls,
+    call_types=frozenset({"tool_call"}),
 )

@@ -14,7 +14,7 @@ def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
     JSON-RPC error response (the server refused the call), makes an errored attempt."""
     messages = record.get("messages")
     if type(messages) is not list:
-        return 'no "messages" list'
+        return ONE_MESSAGE if _json_rpc(record) else 'no "messages" list'
     # A JSON-RPC batch (an array of messages, MCP 2025-03-26) counts as its messages.
     messages = [x for m in messages for x in (m if type(m) is list else (m,))]
     pairer = Pairer()
@@ -43,8 +43,31 @@ def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
     return pairer.calls
 
 
+def _claims(message: Any) -> bool:
+    """A JSON-RPC message, or a JSON-RPC batch (MCP 2025-03-26)."""
+    if type(message) is list:
+        return bool(message) and type(message[0]) is dict and "jsonrpc" in message[0]
+    return type(message) is dict and "jsonrpc" in message
+
+
+ONE_MESSAGE = (
+    "one JSON-RPC message on its own line (an MCP session's message, as a transport log writes "
+    "it): a run is a whole session; write each session as one line "
+    '{"case_id": ..., "messages": [its JSON-RPC messages, in order]}'
+)
+
+
+def _json_rpc(record: dict[str, Any]) -> bool:
+    """A JSON-RPC message on its own: `jsonrpc`, and a method, a result or an error."""
+    return "jsonrpc" in record and any(k in record for k in ("method", "result", "error"))
+
+
 def _detect(record: Any) -> bool:
-    return type(record) is dict and messages_kind(record) == "mcp"
+    if type(record) is not dict:
+        return False
+    if "messages" not in record and _json_rpc(record):
+        return True
+    return messages_kind(record) == "mcp"
 
 
 FORMAT = TraceFormat(
@@ -54,4 +77,5 @@ FORMAT = TraceFormat(
     detect=_detect,
     order=20,
     calls=calls,
+    claims_message=_claims,
 )

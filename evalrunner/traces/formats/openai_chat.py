@@ -53,9 +53,37 @@ def _reply(message: dict[str, Any]) -> dict[str, Any]:
     """A reply's fields for its call: the result, and the error flag a logger may set on the
     message itself (`is_error` or `isError` true, as Anthropic and MCP replies carry it)."""
     fields: dict[str, Any] = {"result": openai_reply(message.get("content"))}
-    if message.get("is_error") is True or message.get("isError") is True:
+    if (
+        message.get("is_error") is True
+        or message.get("isError") is True
+        or message.get("tool_call_error") is True  # Agno's run.messages
+    ):
         fields["is_error"] = True
     return fields
+
+
+def _claims(message: Any) -> bool:
+    """A message with `tool_calls` (or a legacy `function_call`), or a tool's reply."""
+    return type(message) is dict and (
+        "tool_calls" in message
+        or "function_call" in message
+        or message.get("role") in ("tool", "function")
+    )
+
+
+def _exchange(
+    request: dict[str, Any], response: dict[str, Any], rest: dict[str, Any]
+) -> dict[str, Any] | None:
+    """A Chat Completions request and its ChatCompletion (`choices`), or a response that is a
+    `message`, as Ollama's chat writes it (and others like it)."""
+    messages = request.get("messages")
+    messages = messages if type(messages) is list else []
+    if type(response.get("choices")) is list:
+        return {**rest, "messages": messages, "choices": response["choices"]}
+    message = response.get("message")
+    if type(message) is dict and "role" in message:
+        return {**rest, "messages": [*messages, message]}
+    return None
 
 
 def _detect(record: Any) -> bool:
@@ -73,4 +101,7 @@ FORMAT = TraceFormat(
     detect=_detect,
     order=30,
     calls=calls,
+    claims_message=_claims,
+    plain_messages=True,
+    exchange=_exchange,
 )

@@ -37,6 +37,18 @@ def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
     return pairer.calls
 
 
+def _exchange(
+    request: dict[str, Any], response: dict[str, Any], rest: dict[str, Any]
+) -> dict[str, Any] | None:
+    """A Responses request (`input`: items, or the user's text) and its response's `output`."""
+    output = response.get("output")
+    if type(output) is not list:
+        return None
+    given = request.get("input")
+    items = given if type(given) is list else [{"role": "user", "content": given}]
+    return {**rest, "input": items, "output": output}
+
+
 def _detect(record: Any) -> bool:
     if type(record) is not dict or has_messages(record):
         return False
@@ -55,4 +67,6 @@ FORMAT = TraceFormat(
     detect=_detect,
     order=50,
     calls=calls,
+    exchange=_exchange,
+    call_types=frozenset({"function_call", "mcp_call"}),
 )

@@ -47,6 +47,8 @@ class _Span:
     error: bool
     name: str = ""
     message: str | None = None
+    events: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """The span's GenAI events (`gen_ai.*`), as (name, attributes)."""
 
 
 @dataclass(slots=True, eq=False)
@@ -66,6 +68,10 @@ class _Trace(Trace):
     genai: bool = False
     models: bool = False
     """A model (LLM or chat) span is in the trace."""
+    unknown: list[str] = field(default_factory=list)
+    """The names of the first spans in no convention evalrun reads (for the guard's reason)."""
+    tools_named: int = 0
+    """How many spans in no convention evalrun reads mention tools (in a name or a key)."""
 
 
 class OtelGrouper(TraceGrouper[_Span, _Trace]):
@@ -115,6 +121,11 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
                 attrs.get("openinference.span.kind") == "LLM"
             ):
                 trace.models = True
+        else:
+            if len(trace.unknown) < 3:
+                trace.unknown.append(span.name or "(unnamed)")
+            if _mentions_tools(span.name, attrs):
+                trace.tools_named += 1
         for key in self._keys:
             value = attribute(attrs, key)
             if value is not None:
@@ -122,7 +133,7 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
                 if seen != value and trace.conflict is None:
                     trace.conflict = f"its spans disagree on {key} ({seen!r}, {value!r})"
         held = 0
-        view = Span(span.name, attrs, span.error, span.message)
+        view = Span(span.name, attrs, span.error, span.message, span.events)
         unrecorded, requested = None, False
         for convention in self.conventions:
             found = convention.read(view)
@@ -163,6 +174,8 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
         calls = _calls(trace)
         if isinstance(calls, str):
             return TraceError(trace.source, f"{where}: {calls}")
+        if not calls and not trace.genai:
+            return TraceError(trace.source, f"{where}: {_no_convention(trace)}")
         world = trace.ids.get(WORLD_ATTR)
         if type(world) is str:
             try:
@@ -208,6 +221,32 @@ def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
     return []
 
 
+def _mentions_tools(name: str, attrs: dict[str, Any]) -> bool:
+    return "tool" in name.lower() or any("tool" in k.lower() for k in attrs)
+
+
+def _no_convention(trace: _Trace) -> str:
+    """Why a trace with a case id, no call read and no span of a convention evalrun reads is
+    unscoreable (never a silent zero): it cannot tell a run that made no call from one whose
+    calls are in spans it does not read."""
+    names = ", ".join(f'"{n}"' for n in trace.unknown)
+    others = trace.spans - 1
+    if trace.tools_named:
+        seen = (
+            f"{trace.tools_named} span(s) mention tools in a convention evalrun does not read "
+            f"(spans: {names})"
+        )
+    elif others <= 0:
+        seen = "it holds only the span that carries the case id"
+    else:
+        seen = f"no span is in a convention evalrun reads (spans: {names})"
+    return (
+        f"no tool call read, and {seen}: export the framework's GenAI (gen_ai.*) or "
+        "OpenInference spans together with the case-id span, or its message log (see "
+        "docs/trace-formats.md)"
+    )
+
+
 def _not_recorded(
     trace: _Trace,
     unusable: list[dict[str, Any]],
@@ -215,6 +254,14 @@ def _not_recorded(
 ) -> str:
     """Why a trace whose calls are shown but not held is unscoreable: arguments not recorded."""
     why = []
+    never = [c["args_never"] for c in unusable if "args_never" in c]
+    if never and len(never) == len(unusable) and not bare and not trace.unrecorded:
+        names = ", ".join(sorted({c["tool"] for c in unusable}))
+        return (
+            f"{len(unusable)} tool span(s) ({names}) hold no arguments, and this "
+            f"instrumentation never records them ({never[0]}); "
+            "calls whose arguments are not recorded are not compared as {}"
+        )
     if unusable:
         names = ", ".join(sorted({c["tool"] for c in unusable}))
         shown = [c["args_unusable"] for c in unusable if "args_unusable" in c][:1]
@@ -376,6 +423,7 @@ def _otlp_span(span: dict[str, Any]) -> _Span:
         error=code in (2, "STATUS_CODE_ERROR") or bool(attrs.get("error.type")),
         name=_text(span.get("name")),
         message=_message(status),
+        events=_events(span.get("events")),
     )
 
 
@@ -401,7 +449,24 @@ def _flat_span(span: dict[str, Any]) -> _Span:
         error=code in ("ERROR", "STATUS_CODE_ERROR", 2) or bool(attrs.get("error.type")),
         name=_text(span.get("name")),
         message=_message(status),
+        events=_events(span.get("events")),
     )
+
+
+def _events(raw: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """A span's GenAI events (the GenAI event convention: `gen_ai.tool.message`,
+    `gen_ai.choice`...), flat or OTLP; other events (exceptions, logs) are not kept."""
+    if type(raw) is not list or not raw:
+        return ()
+    found = []
+    for event in raw:
+        if type(event) is not dict:
+            continue
+        name = event.get("name")
+        if type(name) is str and name.startswith("gen_ai."):
+            attrs = event.get("attributes")
+            found.append((name, attrs if type(attrs) is dict else _otlp_attributes(attrs)))
+    return tuple(found)
 
 
 def _text(value: Any) -> str:

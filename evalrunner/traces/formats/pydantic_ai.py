@@ -98,4 +98,5 @@ FORMAT = TraceFormat(
     detect=_detect,
     order=22,
     calls=calls,
+    call_types=frozenset({"tool-call"}),
 )

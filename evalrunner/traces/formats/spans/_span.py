@@ -19,6 +19,8 @@ class Span:
     """The span's status is ERROR (or it has `error.type`)."""
     message: str | None = None
     """The status description, when the span failed."""
+    events: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """Its GenAI events (`gen_ai.tool.message`, `gen_ai.choice`...), as (name, attributes)."""
 
 
 @dataclass(slots=True)

@@ -12,8 +12,20 @@ from typing import Any
 
 from ._span import Span, SpanConvention, SpanRead, json_value
 
-ARGUMENTS = ("gen_ai.tool.call.arguments", "tool_arguments")
-RESULTS = ("gen_ai.tool.call.result", "tool_response")
+ARGUMENTS = ("gen_ai.tool.call.arguments", "tool_arguments", "gcp.vertex.agent.tool_call_args")
+RESULTS = ("gen_ai.tool.call.result", "tool_response", "gcp.vertex.agent.tool_response")
+ADK_PREFIX = "gcp.vertex.agent."
+ADK_MERGED = "(merged tools)"
+"""Google ADK's own attributes: its legacy spans keep a tool's arguments and reply there, and a
+reply `{"status": "error", "error_message"}` is ADK's documented way for a tool to fail."""
+
+
+# Instrumentations whose tool spans never record the arguments, whatever is turned on: what to
+# export instead (by gen_ai.system).
+NEVER_RECORDED = {
+    "autogen": "AutoGen's own instrumentation never records a tool's arguments: export "
+    "TaskResult.messages (or the agent's save_state()) instead, one run a line with its case id",
+}
 
 
 # pydantic-ai's tool span before it wrote gen_ai.operation.name: its name is its own.
@@ -32,20 +44,57 @@ def read(span: Span) -> SpanRead | None:
     name = attrs.get("gen_ai.tool.name")
     if type(name) is not str or not name:
         return SpanRead(note=f'execute_tool span "{span.name}" has no gen_ai.tool.name')
+    if name == ADK_MERGED:
+        return SpanRead()  # ADK's summary of parallel calls, each of which has its own span
     call: dict[str, Any] = {"tool": name}
     for key in ARGUMENTS:
         if key in attrs:
             call["args"] = _unwrap(attrs[key])
             break
+    else:
+        _from_events(span, call)
+        if "args" not in call:
+            never = NEVER_RECORDED.get(str(attrs.get("gen_ai.system")))
+            if never is not None:
+                call["args_never"] = never
     for key in RESULTS:
         if key in attrs:
             call["result"], error = _unwrap_result(attrs[key])
             if error:
                 call["error"] = True
             break
+    if "result" in call and any(k.startswith(ADK_PREFIX) for k in attrs):
+        reply = json_value(call["result"])
+        if type(reply) is dict and reply.get("status") == "error":
+            message = reply.get("error_message")
+            call["error"] = message if type(message) is str and message else True
+    if attrs.get("gen_ai.tool.status") == "error" and not span.error:
+        call["error"] = True  # Strands' own status of the tool's run
     if span.error:
         call["error"] = attrs.get("error.type") or span.message or True
     return SpanRead(tool=call)
+
+
+def _from_events(span: Span, call: dict[str, Any]) -> None:
+    """The GenAI event convention (Strands Agents' default): the arguments in the span's
+    `gen_ai.tool.message` event (`content`), the reply in its `gen_ai.choice` event
+    (`message`)."""
+    for name, fields in span.events:
+        if name == "gen_ai.tool.message" and "content" in fields and "args" not in call:
+            call["args"] = fields["content"]
+        elif name == "gen_ai.choice" and "message" in fields and "result" not in call:
+            call["result"] = _event_reply(fields["message"])
+
+
+def _event_reply(message: Any) -> Any:
+    """A tool's reply as a `gen_ai.choice` event holds it: JSON text of content blocks
+    (`[{"text": ...}]`), read as the text they hold."""
+    value = json_value(message)
+    if type(value) is list and value and all(type(b) is dict and "text" in b for b in value):
+        texts = [b["text"] for b in value]
+        if all(type(t) is str for t in texts):
+            return "".join(texts)
+    return value
 
 
 def _old_pydantic_ai(span: Span) -> bool:

@@ -16,6 +16,21 @@ from typing import Any
 from ._span import REDACTED, Span, SpanConvention, SpanRead, asks_for_tools, indexed, json_value
 
 KIND = "openinference.span.kind"
+FINAL_ANSWER_SPAN = "FinalAnswerTool"
+"""smolagents' final answer, a TOOL span of its own (left out: it ends the run)."""
+BOUND = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
+
+
+def _bound(value: Any) -> Any:
+    """A tool's bound arguments, as instrumentations that record a Python call write them
+    (`{"kwargs": {...}}`, `{"args": [], "kwargs": {...}}`, smolagents' `sanitize_inputs_outputs`),
+    as the arguments object; anything else as it is. Positional arguments cannot be named here:
+    a wrapper with them is kept whole (and compared as it stands)."""
+    if type(value) is not dict or type(value.get("kwargs")) is not dict:
+        return value
+    if not value.keys() <= BOUND or value.get("args") not in (None, []):
+        return value
+    return value["kwargs"]
 
 
 def read(span: Span) -> SpanRead | None:
@@ -25,12 +40,14 @@ def read(span: Span) -> SpanRead | None:
         name = attrs.get("tool.name")
         if type(name) is not str or not name:
             return SpanRead(note=f'TOOL span "{span.name}" has no tool.name')
+        if name == "final_answer" and span.name == FINAL_ANSWER_SPAN:
+            return SpanRead()  # smolagents' way of ending a run, not a call to a tool
         call: dict[str, Any] = {"tool": name}
         text = attrs.get("input.value")
         if text == REDACTED:
             call["args_hidden"] = f"input.value {REDACTED}"
         elif "input.value" in attrs:
-            args = json_value(text)
+            args = _bound(json_value(text))
             if type(args) is dict:
                 call["args"] = args
             elif type(text) is str and text.lstrip()[:1] == "{":
