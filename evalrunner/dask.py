@@ -9,6 +9,7 @@ files in one process: the summary, and with a `writer` the per-run output too, b
     from dask.distributed import Client
     from evalrunner.dask import score_bag, trace_bag
     from evalrunner.scoring import load_config
+    from evalrunner.write.jsonl import JsonlWriter
 
     client = Client("tcp://scheduler:8786")   # or Client(LocalCluster(...)) on one machine
     config = load_config("tools", "cases")    # read here, sent to each worker once
