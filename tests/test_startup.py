@@ -61,3 +61,43 @@ def test_the_listed_help_is_the_commands_own(name):
     own = found.info.help if isinstance(found, typer.Typer) else inspect.getdoc(found)
     assert own is not None
     assert " ".join(own.split("\n\n")[0].split()) == summary
+
+
+def test_score_imports_no_other_command_nor_writer(tmp_path):
+    """`score` with the table imports its own module and writer only: not lint's, diff's,
+    suggest's or audit's code, nor the other writers."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    line = next(p for p in sorted((root / "traces").glob("*.jsonl"))).read_bytes().split(b"\n")[0]
+    (tmp_path / "one.jsonl").write_bytes(line + b"\n")
+    loaded = _modules_after(
+        "score",
+        str(tmp_path / "one.jsonl"),
+        "--tools",
+        str(root / "tools"),
+        "--cases",
+        str(root / "cases"),
+    )
+    assert "evalrunner.cli.score" in loaded and "evalrunner.write.table" in loaded
+    for name in loaded:
+        parts = name.split(".")
+        if parts[0] != "evalrunner" or len(parts) < 3:
+            continue
+        assert parts[1] not in ("lint", "diff", "suggest", "audit"), name
+        assert parts[1] != "cli" or parts[2] in ("common", "score"), name
+        assert parts[1] != "write" or parts[2] in ("table", "wording"), name
+
+
+@pytest.mark.parametrize("name", ["table", "json", "jsonl", "html", "markdown", "junit"])
+def test_the_listed_writer_is_the_modules_own(name):
+    """`--format`'s choices and help come from a table; each module's `WRITER` must agree."""
+    from evalrunner.write import WRITERS, writer_module
+
+    listed, own = WRITERS[name], writer_module(name).WRITER
+    assert (listed.name, listed.summary, listed.shows_runs, listed.renders_results) == (
+        own.name,
+        own.summary,
+        own.shows_runs,
+        own.renders_results,
+    )
