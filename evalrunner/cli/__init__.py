@@ -12,6 +12,7 @@ import importlib
 import os
 import signal
 import sys
+from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -92,26 +93,55 @@ def load_command(name: str) -> Any:
     )
 
 
+class _Commands(MutableMapping[str, Any]):
+    """The top-level group's commands by name: those of `COMMANDS` are loaded when first looked
+    up (a listing of the names loads none)."""
+
+    def __init__(self, loaded: MutableMapping[str, Any]) -> None:
+        self.loaded = loaded
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.loaded and name in COMMANDS:
+            self.loaded[name] = load_command(name)
+        return self.loaded[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self.loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self.loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.loaded
+        yield from (n for n in COMMANDS if n not in self.loaded)
+
+    def __len__(self) -> int:
+        return len(self.loaded) + sum(1 for n in COMMANDS if n not in self.loaded)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.loaded or name in COMMANDS
+
+
 class _LazyGroup(TyperGroup):
     """The top-level group: commands listed from `COMMANDS`, each imported when it is used."""
 
-    def list_commands(self, ctx: Any) -> list[str]:
-        return [*super().list_commands(ctx), *(n for n in COMMANDS if n not in self.commands)]
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands = _Commands(self.commands)
 
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        if cmd_name not in self.commands and cmd_name in COMMANDS:
-            self.commands[cmd_name] = load_command(cmd_name)
-        return super().get_command(ctx, cmd_name)
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(self.commands)  # the names, none loaded (typer's reads every item)
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         # The listing's one line per command, from `COMMANDS`: no command is imported for it.
         names = self.list_commands(ctx)
         if not names:
             return
+        assert isinstance(self.commands, _Commands)
         limit = formatter.width - 6 - max(len(n) for n in names)
         rows = []
         for name in names:
-            loaded = self.commands.get(name)
+            loaded = self.commands.loaded.get(name)
             if loaded is not None:
                 rows.append((name, loaded.get_short_help_str(limit)))
             else:
