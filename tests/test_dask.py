@@ -16,6 +16,7 @@ pytest.importorskip("dask.bag")
 distributed = pytest.importorskip("distributed")
 
 from evalrunner.dask import score_bag, summary_of, trace_bag  # noqa: E402
+from evalrunner.model import InputError  # noqa: E402
 from evalrunner.scoring import graded, load_config, score  # noqa: E402
 from evalrunner.traces import Reading, TraceInput  # noqa: E402
 from evalrunner.write.jsonl import JsonlWriter  # noqa: E402
@@ -192,3 +193,19 @@ def test_a_config_pickles_without_caches_while_it_grades(large):
         worker.join()
     assert not errors
     assert config.grader._memo  # the original kept grading, with its caches
+
+
+def test_a_split_file_of_spans_is_an_error_that_says_what_to_do(tmp_path):
+    """OpenTelemetry spans' runs span lines: byte ranges cannot hold them. Whole, they score as
+    `score` scores them; split, the error names the file and the setting."""
+    from .test_otel_order import corpus as span_corpus
+    from .test_otel_order import project
+
+    _, spans = span_corpus("root_last")
+    path = project(tmp_path, "spans.jsonl", spans)
+    config = load_config(tmp_path / "tools", tmp_path / "cases")
+    expected = score(config, [path])
+    whole = score_bag(trace_bag(path, split_bytes=None), config)
+    assert whole.to_json() == expected.to_json() and whole.runs > 0
+    with pytest.raises(InputError, match=r"spans\.jsonl.*split_bytes=None"):
+        score_bag(trace_bag(path, split_bytes=path.stat().st_size // 3), config)
