@@ -1,6 +1,8 @@
 """The benchmark: evalrun against the floor and its peers, side by side, in one run.
 
-    python scripts/bench.py                  # 1M calls: floor, evalrun --jobs 1/2, peers
+    python scripts/bench.py                  # 1M calls: floor, evalrun --jobs 1/2, peers, on
+                                             # a distinct-run corpus, then a repeating one
+    python scripts/bench.py --corpora distinct   # only the corpus where no run repeats another
     python scripts/bench.py --calls 200000   # a smaller corpus
     python scripts/bench.py --memory         # peak RSS at 1M vs 5M calls (table and jsonl)
     python scripts/bench.py --profile        # where evalrun's time goes (cProfile, one process)
@@ -13,7 +15,9 @@ surface) by sampling cases and mutating their canonical call sequences into ever
 explains: encoding variants, reordered lists, restated defaults, alternate sequences, errored
 attempts, loops, rejected calls, failed effects, real mismatches, malformed arguments, and a few
 unscoreable lines. Each variant is checked against the parameter's own rule, so an "encoding
-variant" really is equivalent.
+variant" really is equivalent. Two corpora: a distinct-run one (no run makes the same calls as an
+earlier run of its case, so the grader's memo serves none) and a repeating one (as often as in
+the example corpus at its size, more as it grows); each report says its corpus's repeat share.
 
 Every measurement runs in its own process, so each has its own peak RSS. evalrun is timed end to
 end (process start to exit, as a user sees it); the floor and the peers are timed around their
