@@ -168,7 +168,10 @@ def score_bag(
             for summary, encoded in part:
                 merged.merge(summary)
                 writer.write(encoded)
-    skipped, files = _listed.get(bag, ([], bag.npartitions))
+    listed = _listed.get(bag)
+    if listed is None:  # a bag not made by trace_bag (or mapped since): its files counted here
+        listed = ([], int(bag.pluck(0).distinct().count().compute()))
+    skipped, files = listed
     summary = finish_summary(merged, config, skipped, files, group_by)
     if writer is not None:
         writer.close(summary)

@@ -209,3 +209,16 @@ def test_a_split_file_of_spans_is_an_error_that_says_what_to_do(tmp_path):
     assert whole.to_json() == expected.to_json() and whole.runs > 0
     with pytest.raises(InputError, match=r"spans\.jsonl.*split_bytes=None"):
         score_bag(trace_bag(path, split_bytes=path.stat().st_size // 3), config)
+
+
+def test_a_bag_made_elsewhere_counts_its_files(corpus):
+    """A bag of the same items not made by `trace_bag` (rebuilt from them) still says how many
+    files it read."""
+    import dask.bag as db
+
+    config = load_config(corpus / "tools", corpus / "cases")
+    items = trace_bag(corpus / "traces", split_bytes=50_000).compute()
+    assert len(items) > 9  # some files in several ranges
+    got = score_bag(db.from_sequence(items, npartitions=4), config)
+    expected = score(config, [corpus / "traces"])
+    assert got.to_json() == expected.to_json() and got.files == expected.files == 9
