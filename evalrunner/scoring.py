@@ -171,7 +171,22 @@ def score(
             out.note((file_no, 0), reader.errors.take_timeouts())
     else:
         _score_parallel(config, files, reading, jobs, out, stdin)
-    summary = out.summary.finish()
+    summary = finish_summary(out.summary, config, skipped, len(files), group_by)
+    if writer is not None:
+        writer.close(summary)
+    return summary
+
+
+def finish_summary(
+    summary: Summary,
+    config: Config,
+    skipped: Iterable[Skipped | str],
+    files: int,
+    group_by: str | None = None,
+) -> Summary:
+    """The merged summary of a scoring, finished as `score` returns it: its reading, warnings
+    and file count (`evalrunner.dask` finishes its merged summary the same way)."""
+    summary = summary.finish()
     summary.reported_reading = config.grader.reported
     summary.warnings = [
         *config.warnings,
@@ -185,9 +200,7 @@ def score(
             f"--group-by {group_by}: {len(summary.folded):,} groups past the first "
             f"{MAX_GROUPS:,} (by their first run) are summed in the group {OTHER_GROUP}"
         )
-    summary.files = len(files)
-    if writer is not None:
-        writer.close(summary)
+    summary.files = files
     return summary
 
 

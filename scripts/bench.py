@@ -1,6 +1,8 @@
 """The benchmark: evalrun against the floor and its peers, side by side, in one run.
 
-    python scripts/bench.py                  # 1M calls: floor, evalrun --jobs 1/2, peers
+    python scripts/bench.py                  # 1M calls: floor, evalrun --jobs 1/2, peers, on
+                                             # a distinct-run corpus, then a repeating one
+    python scripts/bench.py --corpora distinct   # only the corpus where no run repeats another
     python scripts/bench.py --calls 200000   # a smaller corpus
     python scripts/bench.py --memory         # peak RSS at 1M vs 5M calls (table and jsonl)
     python scripts/bench.py --profile        # where evalrun's time goes (cProfile, one process)
@@ -13,7 +15,9 @@ surface) by sampling cases and mutating their canonical call sequences into ever
 explains: encoding variants, reordered lists, restated defaults, alternate sequences, errored
 attempts, loops, rejected calls, failed effects, real mismatches, malformed arguments, and a few
 unscoreable lines. Each variant is checked against the parameter's own rule, so an "encoding
-variant" really is equivalent.
+variant" really is equivalent. Two corpora: a distinct-run one (no run makes the same calls as an
+earlier run of its case, so the grader's memo serves none) and a repeating one (as often as in
+the example corpus at its size, more as it grows); each report says its corpus's repeat share.
 
 Every measurement runs in its own process, so each has its own peak RSS. evalrun is timed end to
 end (process start to exit, as a user sees it); the floor and the peers are timed around their
@@ -826,11 +830,16 @@ def fingerprint(dirs: tuple[Path, Path] | None) -> str:
     return h.hexdigest()[:16]
 
 
-def ensure_corpus(calls: int, out_root: Path, source: Path | None, *, quiet: bool = False) -> Path:
-    """The corpus for `calls` calls, generated once and reused while its inputs are unchanged."""
+def ensure_corpus(
+    calls: int, out_root: Path, source: Path | None, *, quiet: bool = False, distinct: bool = False
+) -> Path:
+    """The corpus for `calls` calls, generated once and reused while its inputs are unchanged;
+    `distinct`: no run repeats an earlier one (`generate`)."""
     dirs = source_dirs(source)
     stamp = {"calls": calls, "seed": SEED, "source": fingerprint(dirs), "v": GENERATOR_VERSION}
-    target = out_root / f"calls-{calls}"
+    if distinct:
+        stamp["distinct"] = True
+    target = out_root / (f"calls-{calls}-distinct" if distinct else f"calls-{calls}")
     stamp_file = target / "corpus.json"
     if stamp_file.exists():
         known = json.loads(stamp_file.read_text())
@@ -842,7 +851,7 @@ def ensure_corpus(calls: int, out_root: Path, source: Path | None, *, quiet: boo
     tmp = out_root / f".{target.name}.tmp"
     if tmp.exists():
         shutil.rmtree(tmp)
-    info = generate(calls, tmp, dirs)
+    info = generate(calls, tmp, dirs, distinct=distinct)
     tmp.rename(target)
     (target / "corpus.json").write_text(json.dumps({**stamp, **info}, indent=2) + "\n")
     if not quiet:
@@ -854,13 +863,21 @@ def ensure_corpus(calls: int, out_root: Path, source: Path | None, *, quiet: boo
     return target
 
 
-def generate(calls: int, target: Path, dirs: tuple[Path, Path] | None) -> dict:
+DISTINCT_TRIES = 50
+"""How many times a distinct corpus draws a run again before leaving it out."""
+
+
+def generate(
+    calls: int, target: Path, dirs: tuple[Path, Path] | None, *, distinct: bool = False
+) -> dict:
     """Write tools/, cases/ and traces/ under `target`.
 
     Runs repeat about as often as in the example corpus: at its size (4,000 runs), 52% of the runs
     here and 52% there make the same calls (tools, arguments as parsed, errored or not) as an
     earlier run of the same case, with the same world when the case asserts effects. A grader may
     serve such runs from memory; the share grows with the corpus, as it would with real traces.
+    With `distinct`, no run repeats an earlier one: a run that would is drawn again (up to
+    `DISTINCT_TRIES` times, then left out), so a memo of graded runs serves none of them.
     """
     rng = random.Random(SEED)
     (target / "traces").mkdir(parents=True)
@@ -904,10 +921,17 @@ def generate(calls: int, target: Path, dirs: tuple[Path, Path] | None) -> dict:
                     line = b""  # a blank line: skipped, not counted
                     made_runs -= 1
                 else:
-                    record = mutator.run(rng, made_runs)
+                    for _ in range(DISTINCT_TRIES if distinct else 1):
+                        record = mutator.run(rng, made_runs)
+                        key = hash(_same_run_key(record, cases[record["case_id"]]))
+                        if key not in seen:
+                            break
+                    else:
+                        if distinct:
+                            made_runs -= 1
+                            continue
                     made_calls += len(record["calls"])
                     line = orjson.dumps(record)
-                    key = hash(_same_run_key(record, cases[record["case_id"]]))
                     repeats += key in seen
                     seen.add(key)
                 buf.append(line + b"\n")
@@ -1344,18 +1368,27 @@ def table(rows: list[Measured], floor_m: Measured, peers: dict[str, Measured]) -
 
 
 def bench(args: argparse.Namespace) -> None:
-    corpus = ensure_corpus(args.calls, args.corpus_dir, args.source)
+    print(f"machine: {machine()}")
+    for n, kind in enumerate(args.corpora):
+        if n:
+            print("\n")
+        bench_corpus(args, distinct=kind == "distinct")
+
+
+def bench_corpus(args: argparse.Namespace, *, distinct: bool) -> None:
+    corpus = ensure_corpus(args.calls, args.corpus_dir, args.source, distinct=distinct)
     info = json.loads((corpus / "corpus.json").read_text())
     calls = info["calls"]
-    print(f"machine: {machine()}")
+    kind = "distinct runs (no run repeats another)" if distinct else "repeating runs"
     print(
-        f"corpus: {corpus} ({info['runs']:,} runs, {calls:,} calls, {info['bytes'] / 1e6:.0f} MB "
-        f"in 8 files, one holding half; synthesized from {info['surface']})"
+        f"corpus, {kind}: {corpus} ({info['runs']:,} runs, {calls:,} calls, "
+        f"{info['bytes'] / 1e6:.0f} MB in 8 files, one holding half; synthesized from "
+        f"{info['surface']})"
     )
     print(
-        f"{info['repeats'] / info['runs']:.0%} of the runs make the same calls as an earlier run of "
-        "their case (with the same world, where it is asserted): 52% in the example corpus, and in "
-        "this generator's at its size (4,000 runs)"
+        f"repeat share: {info['repeats'] / info['runs']:.0%} of the runs make the same calls as an "
+        "earlier run of their case (with the same world, where it is asserted); 52% in the "
+        "example corpus, and in the repeating generator's at its size (4,000 runs)"
     )
     print(f"evalrun and the floor: best of {args.repeat}; peers: once, on the same calls\n")
     sys.stdout.flush()
@@ -1542,6 +1575,12 @@ def main(argv: list[str] | None = None) -> None:
         type=lambda v: [x for x in v.split(",") if x],
         default=list(PEERS),
         help="comma-separated: agentevals,bfcl (empty for none)",
+    )
+    ap.add_argument(
+        "--corpora",
+        type=lambda v: [x for x in v.split(",") if x],
+        default=["distinct", "repeating"],
+        help="comma-separated, in order: distinct (no run repeats another), repeating",
     )
     ap.add_argument("--source", type=Path, help="a directory with tools/ and cases/ to use")
     ap.add_argument("--corpus-dir", type=Path, default=ROOT / "bench-corpus")

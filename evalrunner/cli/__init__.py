@@ -1,27 +1,159 @@
-"""The `evalrun` command line: one small module per command; the only place typer lives."""
+"""The `evalrun` command line: one small module per command; the only place typer lives.
+
+Start-up stays small: `--version` and `--help` import no command's module (each is imported
+when it runs, or when its own `--help` is asked for: `_LazyGroup`), and this module imports
+only typer at its top.
+"""
 
 from __future__ import annotations
 
 import errno
+import importlib
 import os
 import signal
 import sys
+from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
+
+try:
+    from typer._click.utils import make_default_short_help
+except ImportError:  # pragma: no cover (older typer)
+    from click.utils import make_default_short_help  # type: ignore[no-redef]
 
 from .. import __version__
-from ..grade.norms import configure_plugins
-from ..read.settings import discover
-from . import cases, diff, lint, norms, report, score, suggest
-from .audit import app as audit_app
-from .common import SETTINGS_FILE, input_errors, stderr
 
 try:  # typer vendors its own click from 0.2x on: its exceptions are not click's
     from typer import _click as click
 except ImportError:  # pragma: no cover (older typer)
     import click  # type: ignore[no-redef]
+
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "score": (
+        "score",
+        "score",
+        "Score recorded runs: the failure rate exact-match reports, the true one, and why "
+        "they differ.",
+    ),
+    "report": (
+        "report",
+        "report",
+        "Render a saved results file as evalrun score renders live results.",
+    ),
+    "norms": (
+        "norms",
+        "norms",
+        "List the normalizers a parameter can name in x-eval-norm, with class and meaning.",
+    ),
+    "lint": (
+        "lint",
+        "lint",
+        "Check tool schemas, equivalence rules and cases before they bend the numbers.",
+    ),
+    "cases": (
+        "cases",
+        "cases",
+        "Print the cases as evalrun reads them, in evalrun's own case format.",
+    ),
+    "diff": (
+        "diff",
+        "diff",
+        "Compare two scorings: rates, shapes, flipped runs with causes, a paired test.",
+    ),
+    "suggest": (
+        "suggest",
+        "suggest",
+        "Propose the rules, defaults and alternates the traces call for, each with its "
+        "evidence, the runs it would pass (gains) and what it could break (risk).",
+    ),
+    "audit": (
+        "audit",
+        "app",
+        "Check evalrun against a person's reading: sample runs into a sheet to label (sample), "
+        "then compare the labels with evalrun's verdicts, with an error bar (score).",
+    ),
+}
+"""Each command: (module under evalrunner.cli, its function or Typer app, the first paragraph
+of its help, which the top-level `--help` lists without importing the module; a test checks
+that it is the command's own)."""
+
+
+def load_command(name: str) -> Any:
+    """A command as click runs it, its module imported now."""
+    module_name, attr, _ = COMMANDS[name]
+    found = getattr(importlib.import_module(f"{__name__}.{module_name}"), attr)
+    if isinstance(found, typer.Typer):  # a group, made as `add_typer` makes one
+        return typer.main.get_group_from_info(
+            typer.models.TyperInfo(found, name=name),
+            pretty_exceptions_short=app.pretty_exceptions_short,
+            rich_markup_mode=app.rich_markup_mode,
+            suggest_commands=app.suggest_commands,
+        )
+    info = typer.models.CommandInfo(name=name, callback=found)
+    return typer.main.get_command_from_info(
+        info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=None
+    )
+
+
+class _Commands(MutableMapping[str, Any]):
+    """The top-level group's commands by name: those of `COMMANDS` are loaded when first looked
+    up (a listing of the names loads none)."""
+
+    def __init__(self, loaded: MutableMapping[str, Any]) -> None:
+        self.loaded = loaded
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.loaded and name in COMMANDS:
+            self.loaded[name] = load_command(name)
+        return self.loaded[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self.loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self.loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.loaded
+        yield from (n for n in COMMANDS if n not in self.loaded)
+
+    def __len__(self) -> int:
+        return len(self.loaded) + sum(1 for n in COMMANDS if n not in self.loaded)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.loaded or name in COMMANDS
+
+
+class _LazyGroup(TyperGroup):
+    """The top-level group: commands listed from `COMMANDS`, each imported when it is used."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands = _Commands(self.commands)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(self.commands)  # the names, none loaded (typer's reads every item)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        # The listing's one line per command, from `COMMANDS`: no command is imported for it.
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        assert isinstance(self.commands, _Commands)
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        rows = []
+        for name in names:
+            loaded = self.commands.loaded.get(name)
+            if loaded is not None:
+                rows.append((name, loaded.get_short_help_str(limit)))
+            else:
+                rows.append((name, make_default_short_help(COMMANDS[name][2], limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
 
 app = typer.Typer(
     name="evalrun",
@@ -31,6 +163,7 @@ app = typer.Typer(
     ),
     no_args_is_help=True,
     add_completion=False,
+    cls=_LazyGroup,
     pretty_exceptions_enable=False,
     # Plain click help: paragraphs rewrapped, and flags shown as flags (rich's panels showed
     # `--strict <bool>`, as if it took a value).
@@ -63,6 +196,10 @@ def _main(
     # still wins, and every command gets them the same way, by the names of its own parameters.
     if ctx.resilient_parsing or ctx.invoked_subcommand is None:
         return
+    from ..grade.norms import configure_plugins
+    from ..read.settings import discover
+    from .common import SETTINGS_FILE, input_errors, stderr
+
     configure_plugins(())  # one invocation's settings never leak into the next (tests, embedders)
     with input_errors():
         settings = discover(Path.cwd())
@@ -97,15 +234,6 @@ def _shown(file: Path) -> str:
     except ValueError:
         return str(file)
 
-
-app.command("score")(score.score)
-app.command("report")(report.report)
-app.command("norms")(norms.norms)
-app.command("lint")(lint.lint)
-app.command("cases")(cases.cases)
-app.command("diff")(diff.diff)
-app.command("suggest")(suggest.suggest)
-app.add_typer(audit_app, name="audit")
 
 EXIT_PIPE = 141
 """A reader closed the pipe (`| head`): as a shell reports a process SIGPIPE ended."""

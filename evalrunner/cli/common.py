@@ -18,7 +18,6 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
-from ..diff import gates
 from ..model import InputError
 from ..read.case_formats import CASE_FORMATS
 from ..scoring import MAX_JOBS, available_cpus
@@ -409,6 +408,8 @@ def verdict_exit(
             err.print(f"true run failure rate {a} is above {flag} {b}", markup=False)
             code = EXIT_THRESHOLD
     if fail_on_suspect:
+        from ..diff import gates  # here: the diff package is large, and score needs it only here
+
         fired = gates.suspect_gate(
             [
                 f"{norm} on {tool}.{param} ({counted(runs, 'run')})"

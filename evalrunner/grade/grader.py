@@ -256,6 +256,19 @@ class _C:
         """A step with a value its schema rejects (`ToolPlan.rejects`): its key does not decide."""
 
 
+def _rebuild_grader(
+    tools: Mapping[str, Tool],
+    cases: Mapping[str, Case],
+    registry: Mapping[str, Normalizer],
+    reported: str,
+    absorbs: bool,
+) -> Grader:
+    grader = Grader(tools, cases, registry=registry, reported=reported)
+    if not absorbs:
+        grader.absorber = None
+    return grader
+
+
 class Grader:
     """Grades runs against cases, with the tools' rules compiled once."""
 
@@ -293,6 +306,22 @@ class Grader:
         for case in self.cases.values():
             if any(step.judge and step.tool in self.tools for seq in case.accept for step in seq):
                 self._case_plan(case)  # a judge that names no parameter is an input error now
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A grader pickles as what it was made from, never with its caches: a fresh grader is
+        made where it is unpickled (each Dask worker, each spawned process). Only what is never
+        mutated after construction is read here, so pickling is safe while another thread of
+        the same process grades with it (a Dask worker sending the config to another one)."""
+        return (
+            _rebuild_grader,
+            (
+                self.tools.copy(),
+                self.cases.copy(),
+                self._registry,
+                self.reported,
+                self.absorber is not None,
+            ),
+        )
 
     # ------------------------------------------------------------------------------ keys
 

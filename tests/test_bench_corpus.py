@@ -1,0 +1,48 @@
+"""The bench generator's distinct-run corpus (issue 31): no run repeats an earlier one, so a memo
+of graded runs serves none; the repeating corpus does repeat, and says how much."""
+
+from __future__ import annotations
+
+import orjson
+
+from evalrunner.read.cases import load_cases
+
+from .test_parallel import _bench
+
+
+def _keys(corpus, bench) -> list:
+    cases = load_cases(corpus / "cases")
+    keys = []
+    for part in sorted((corpus / "traces").glob("*.jsonl")):
+        for line in part.read_bytes().splitlines():
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue  # the generator's truncated lines
+            if record.get("case_id") in cases:
+                keys.append(bench._same_run_key(record, cases[record["case_id"]]))
+    return keys
+
+
+def test_the_distinct_corpus_repeats_no_run(tmp_path):
+    bench = _bench()
+    info = bench.generate(4000, tmp_path / "d", None, distinct=True)
+    keys = _keys(tmp_path / "d", bench)
+    assert info["repeats"] == 0 and info["calls"] >= 4000
+    assert len(keys) > 1000 and len(set(keys)) == len(keys)
+
+
+def test_the_repeating_corpus_counts_its_repeats(tmp_path):
+    bench = _bench()
+    info = bench.generate(4000, tmp_path / "r", None)
+    keys = _keys(tmp_path / "r", bench)
+    assert info["repeats"] == len(keys) - len(set(keys)) > 0
+
+
+def test_each_kind_has_its_own_folder(tmp_path):
+    bench = _bench()
+    distinct = bench.ensure_corpus(2000, tmp_path, None, quiet=True, distinct=True)
+    repeating = bench.ensure_corpus(2000, tmp_path, None, quiet=True)
+    assert distinct != repeating
+    assert orjson.loads((distinct / "corpus.json").read_bytes())["distinct"] is True
+    assert "distinct" not in orjson.loads((repeating / "corpus.json").read_bytes())
