@@ -117,3 +117,52 @@ def test_the_results_schema_describes_the_evidence():
         for p in c.get("params", {}).values()
     }
     assert breaks >= {"type", "enum", "const", "pattern", "format"}
+
+
+def test_two_spellings_in_one_run_whose_values_do_not_compare(tmp_path):
+    """Found by the reply-evidence law: `"PT30M"` and `1800` in one run share the example's order,
+    run id and source, and the example pair was chosen by sorting the values themselves (a
+    TypeError in every output of a run like this)."""
+    for d in ("tools", "cases", "traces"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "tools" / "t.json").write_text(
+        json.dumps(
+            {
+                "name": "wait",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"for": {"x-eval-norm": "duration_secs"}},
+                },
+                "x-eval-repeatable": True,
+            }
+        )
+    )
+    (tmp_path / "cases" / "c.json").write_text(
+        json.dumps({"id": "c", "match": "contains", "accept": [[{"tool": "wait", "args": {}}]]})
+    )
+    calls = [
+        {"tool": "wait", "args": {}},
+        {"tool": "wait", "args": {"for": 1800}, "result": {"lines": 1}},
+        {"tool": "wait", "args": {"for": "PT30M"}, "result": {"lines": 2}},
+    ]
+    (tmp_path / "traces" / "r.jsonl").write_text(
+        json.dumps({"run_id": "r", "case_id": "c", "calls": calls}) + "\n"
+    )
+    result = CliRunner().invoke(
+        app,
+        [
+            "score",
+            "--tools",
+            str(tmp_path / "tools"),
+            "--cases",
+            str(tmp_path / "cases"),
+            str(tmp_path / "traces"),
+            "--format",
+            "json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    (doubt,) = json.loads(result.stdout)["summary"]["reply_evidence"]
+    assert (doubt["param"], doubt["pairs_differ"]) == ("for", 1)
+    # one run: the pair's order is the spellings' digests', the same on every run of evalrun
+    assert sorted(str(c["value"]) for c in doubt["example"]["calls"]) == ["1800", "PT30M"]

@@ -291,7 +291,11 @@ class _Sample:
         """The earliest pair of calls (by the later of the two) whose replies differ."""
         best = None
         for spellings in self.groups.values():
-            examples = sorted(e.example for e in spellings.values() if e.example is not None)
+            # By (order, run id, source), then the spelling's digest: two spellings of one run
+            # share the first three, and their values may not compare ("PT30M" and 1800).
+            keyed = [(e.example, k) for k, e in spellings.items() if e.example is not None]
+            keyed.sort(key=lambda xk: (xk[0][:3], xk[1]))
+            examples = [x for x, _ in keyed]
             for i, a in enumerate(examples):
                 for b in examples[i + 1 :]:
                     if a[4] != b[4]:
