@@ -1,6 +1,6 @@
 """One run -> its reported and true verdicts, with every difference explained.
 
-The semantics are SPEC.md "Verdicts"; the readings chosen where it leaves room are in
+The semantics are docs/spec.md "Verdicts"; the readings chosen where it leaves room are in
 docs/semantics.md. Grading works on keys: each call gets an exact key (its tool and arguments
 under JSON equality) and a canonical key (under the tool's equivalence rules), so matching and
 repeat counting are hashing, and explanations are computed only for calls that need one.

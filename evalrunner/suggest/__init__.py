@@ -1,7 +1,7 @@
 """`evalrun suggest`: the rules, defaults and alternates the traces call for, each scored as a
 what-if on the same traces, and the schema fixes (`tighten`) that would make rules unneeded.
 
-The contract is SPEC.md, "`evalrun suggest`"; the decisions it leaves open are in
+The contract is docs/spec.md, "`evalrun suggest`"; the decisions it leaves open are in
 docs/suggest.md. The package, by job:
 
 - `collect`: the one pass over the traces (it is `scoring.score`, with a grader that keeps what
