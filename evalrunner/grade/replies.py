@@ -273,18 +273,9 @@ class _Sample:
         """(pairs whose replies agree, pairs whose replies differ) among the kept calls."""
         agree = differ = 0
         for spellings in self.groups.values():
-            total: Counter[int] = Counter()
-            n_all = same_spelling = same_reply_same_spelling = 0
-            for entry in spellings.values():
-                n = sum(entry.replies.values())
-                n_all += n
-                same_spelling += n * n
-                total.update(entry.replies)
-                same_reply_same_spelling += sum(k * k for k in entry.replies.values())
-            pairs = (n_all * n_all - same_spelling) // 2
-            same = (sum(k * k for k in total.values()) - same_reply_same_spelling) // 2
-            agree += same
-            differ += pairs - same
+            a, d = pair_counts(entry.replies for entry in spellings.values())
+            agree += a
+            differ += d
         return agree, differ
 
     def differing_example(self) -> tuple[Order, tuple[Any, ...], tuple[Any, ...]] | None:
@@ -303,6 +294,22 @@ class _Sample:
                             best = (b[0], a, b)
                         break
         return best
+
+
+def pair_counts(spellings: Iterable[Mapping[int, int]]) -> tuple[int, int]:
+    """(pairs whose replies agree, pairs whose replies differ) among one group's calls, given each
+    spelling's calls by reply digest: pairs of calls spelled apart, counted without listing them."""
+    total: Counter[int] = Counter()
+    n_all = same_spelling = same_reply_same_spelling = 0
+    for replies in spellings:
+        n = sum(replies.values())
+        n_all += n
+        same_spelling += n * n
+        total.update(replies)
+        same_reply_same_spelling += sum(k * k for k in replies.values())
+    pairs = (n_all * n_all - same_spelling) // 2
+    same = (sum(k * k for k in total.values()) - same_reply_same_spelling) // 2
+    return same, pairs - same
 
 
 @dataclass

@@ -15,13 +15,12 @@ traces keep the same sample however `--jobs` splits them.
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Final
 
 from ..grade.compare import compile_param, normalize
 from ..grade.norms import Normalizer
-from ..grade.replies import digest, value_at
+from ..grade.replies import digest, pair_counts, value_at
 from ..jsonvalue import MISSING
 from ..model import Param, Tool
 from .model import Replies, ReplyCall, ReplyPair
@@ -71,18 +70,9 @@ def judge(
         for group in groups.values():
             if len(group) < 2:
                 continue
-            total: Counter[int] = Counter()
-            n_all = same_args = same_both = 0
-            for entry in group:
-                n = sum(entry.replies.values())
-                n_all += n
-                same_args += n * n
-                total.update(entry.replies)
-                same_both += sum(k * k for k in entry.replies.values())
-            together = (n_all * n_all - same_args) // 2
-            same = (sum(k * k for k in total.values()) - same_both) // 2
-            agree += same
-            differ += together - same
+            a, d = pair_counts(entry.replies for entry in group)
+            agree += a
+            differ += d
             pairs.extend(_differing(case_id, group, param_path(change.steps)))
     pairs.sort(key=lambda p: p[0])
     return Replies(agree, differ, tuple(p for _, p in pairs[:MAX_EXAMPLES]), sampled)
