@@ -389,20 +389,7 @@ def _explain(
         )
         if found is not None:
             rule_name = node.rule.name if node.rule is not None else None
-            note = f"{found.message}: the schema's {found.keyword} rejects it, so no rule applies"
-            out.append(
-                Diff(
-                    path,
-                    node.param.path,
-                    "mismatch",
-                    None,
-                    rule_name,
-                    a,
-                    e,
-                    note=note,
-                    breaks=found.keyword,
-                )
-            )
+            out.append(_rejected(path, node, rule_name, a, e, found))
             return False
     if node.predicate is not None:
         return _explain_predicate(a, e, node, path, out)
@@ -472,6 +459,14 @@ def _explain_predicate(a: Any, e: Any, node: Node, path: str, out: list[Diff]) -
 
 UNJUDGED_SHAPE = "unjudged"
 """The shape a predicate's differences contribute (SPEC "Shapes")."""
+
+
+def _rejected(path: str, node: Node, norm: str | None, a: Any, e: Any, found: Breach) -> Diff:
+    """The difference where a run's value breaks its schema: compared as JSON, no rule applied."""
+    note = f"{found.message}: the schema's {found.keyword} rejects it, so no rule applies"
+    return Diff(
+        path, node.param.path, "mismatch", None, norm, a, e, note=note, breaks=found.keyword
+    )
 
 
 def _breach_inside(value: Any, node: Node, path: str) -> tuple[str, Breach] | None:
@@ -547,20 +542,7 @@ def _explain_property(
     if child is not None and child.predicate is not None and not (in_a and in_e):
         found = breach(a[k], child) if in_a and ca else None
         if found is not None:  # a value the tool would reject passes no predicate
-            out.append(
-                Diff(
-                    here,
-                    child.param.path,
-                    "mismatch",
-                    None,
-                    child.predicate.name,
-                    a[k],
-                    e.get(k, MISSING),
-                    note=f"{found.message}: the schema's {found.keyword} rejects it, so no rule "
-                    "applies",
-                    breaks=found.keyword,
-                )
-            )
+            out.append(_rejected(here, child, child.predicate.name, a[k], e.get(k, MISSING), found))
             return False
         ok = _absent_passes(a, k, child, ca)
         if ok or not equal:
