@@ -789,9 +789,10 @@ def variants(norm: str, value: Any, rng: random.Random) -> list[Any]:
 # ============================================================================ corpus: generation
 
 
-def _same_run_key(record: dict, case: Any) -> tuple:
+def _same_run_key(record: dict, case: Any, *, world: bool = True) -> tuple:
     """What decides a run's verdicts: its case, its calls as parsed, errored or not, and, when the
-    case asserts effects, its world."""
+    case asserts effects (and `world`), its world. The grader's memo keys runs without their world
+    (it checks effects after): a distinct corpus leaves the world out, so the memo serves none."""
     from evalrunner.traces import is_errored
 
     calls = []
@@ -802,7 +803,11 @@ def _same_run_key(record: dict, case: Any) -> tuple:
                 args = orjson.loads(args) if args else {}
         spelled = orjson.dumps(args, option=orjson.OPT_SORT_KEYS)
         calls.append((c.get("tool", c.get("name")), spelled, is_errored(c, c.get("result"))))
-    world = orjson.dumps(record.get("world"), option=orjson.OPT_SORT_KEYS) if case.effects else b""
+    world = (
+        orjson.dumps(record.get("world"), option=orjson.OPT_SORT_KEYS)
+        if world and case.effects
+        else b""
+    )
     return (record["case_id"], tuple(calls), world)
 
 
@@ -838,7 +843,7 @@ def ensure_corpus(
     dirs = source_dirs(source)
     stamp = {"calls": calls, "seed": SEED, "source": fingerprint(dirs), "v": GENERATOR_VERSION}
     if distinct:
-        stamp["distinct"] = True
+        stamp["distinct"] = "calls"  # distinct in calls, whatever the world (`generate`)
     target = out_root / (f"calls-{calls}-distinct" if distinct else f"calls-{calls}")
     stamp_file = target / "corpus.json"
     if stamp_file.exists():
@@ -876,8 +881,9 @@ def generate(
     here and 52% there make the same calls (tools, arguments as parsed, errored or not) as an
     earlier run of the same case, with the same world when the case asserts effects. A grader may
     serve such runs from memory; the share grows with the corpus, as it would with real traces.
-    With `distinct`, no run repeats an earlier one: a run that would is drawn again (up to
-    `DISTINCT_TRIES` times, then left out), so a memo of graded runs serves none of them.
+    With `distinct`, no run repeats an earlier one's calls, whatever its world: a run that would
+    is drawn again (up to `DISTINCT_TRIES` times, then left out), so the grader's memo of graded
+    calls serves none of them.
     """
     rng = random.Random(SEED)
     (target / "traces").mkdir(parents=True)
@@ -923,7 +929,8 @@ def generate(
                 else:
                     for _ in range(DISTINCT_TRIES if distinct else 1):
                         record = mutator.run(rng, made_runs)
-                        key = hash(_same_run_key(record, cases[record["case_id"]]))
+                        case = cases[record["case_id"]]
+                        key = hash(_same_run_key(record, case, world=not distinct))
                         if key not in seen:
                             break
                     else:
@@ -1487,8 +1494,11 @@ def memory(args: argparse.Namespace) -> None:
 
 def profile(args: argparse.Namespace) -> None:
     """Where one process's time goes, scoring the corpus to JSONL: sampled with py-spy (the bench
-    extra has it), else measured with cProfile (which slows pure-Python code about 2x)."""
-    corpus = ensure_corpus(args.calls, args.corpus_dir, args.source)
+    extra has it), else measured with cProfile (which slows pure-Python code about 2x). The corpus
+    is the first of `--corpora` (distinct by default: a repeating one hides the grading behind
+    the memo)."""
+    distinct = args.corpora[0] == "distinct"
+    corpus = ensure_corpus(args.calls, args.corpus_dir, args.source, distinct=distinct)
     score_args = evalrun_cmd(corpus, "jsonl", 1)
     score_args = score_args[score_args.index("score") :]
     spy = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
