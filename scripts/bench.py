@@ -1079,6 +1079,49 @@ def evalrun_cmd(corpus: Path, fmt: str, jobs: int, *, empty: bool = False) -> li
     ]
 
 
+OTHER_COMMANDS = ("suggest", "audit sample", "diff", "score --format html", "lint --traces")
+"""The commands `--commands` measures beside `score`, each as a ratio to `score` (table, one job)
+on the same corpus (issue 31)."""
+
+
+def other_cmd(corpus: Path, command: str) -> list[str]:
+    """`command` on the corpus, its output thrown away."""
+    score = evalrun_cmd(corpus, "table", 1)
+    base = score[: score.index("score")]
+    traces, dirs = str(corpus / "traces"), ["--tools", str(corpus / "tools")]
+    dirs += ["--cases", str(corpus / "cases")]
+    if command == "suggest":
+        return [*base, "suggest", traces, *dirs]
+    if command == "audit sample":
+        sample = ["--failures", "100", "--passes", "100", "--seed", "1", "--output", os.devnull]
+        return [*base, "audit", "sample", traces, *dirs, *sample]
+    if command == "diff":  # two trace sets, each scored: the corpus against itself
+        return [*base, "diff", traces, traces, *dirs]
+    if command == "score --format html":
+        return [*base, "score", traces, *dirs, "--format", "html", "--output", os.devnull]
+    if command == "lint --traces":
+        return [*base, "lint", *dirs, "--traces", traces]
+    raise ValueError(command)
+
+
+def measure_commands(args: argparse.Namespace, corpus: Path, calls: int, score: Measured) -> None:
+    """Each other command's time and CPU as a ratio to `score`'s on the same corpus."""
+    print("\nother commands, same corpus, as a ratio to `score --jobs 1 --format table`:\n")
+    print(
+        "| command | s | CPU s | ÷ score (s) | ÷ score (CPU) | max RSS |\n|---|---|---|---|---|---|"
+    )
+    for command in OTHER_COMMANDS:
+        m = best_of(args.repeat, other_cmd(corpus, command), f"evalrun {command}", calls, (0, 1))
+        if m.error:
+            print(f"| evalrun {command} | {m.error} | | | | |")
+            continue
+        print(
+            f"| evalrun {command} | {m.seconds:.2f} | {m.cpu:.2f} | "
+            f"{m.seconds / score.seconds:.2f} | {m.cpu / score.cpu:.2f} | {_mb(m.max_rss_kb)} |"
+        )
+        sys.stdout.flush()
+
+
 def helper_cmd(*args: str) -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), *args]
 
@@ -1424,6 +1467,10 @@ def bench_corpus(args: argparse.Namespace, *, distinct: bool) -> None:
     for m in rows:
         if m.note:
             print(f"- {m.name}: {m.note}")
+    if args.commands:
+        one = next((m for m in rows if m.name == "evalrun score --jobs 1 --format table"), None)
+        if one is not None and not one.error:
+            measure_commands(args, corpus, calls, one)
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
     summarize_targets(rows, floor_m, peers)
 
@@ -1599,6 +1646,11 @@ def main(argv: list[str] | None = None) -> None:
         "--memory-calls",
         type=lambda v: [int(x) for x in v.split(",")],
         default=[1_000_000, 5_000_000],
+    )
+    ap.add_argument(
+        "--commands",
+        action="store_true",
+        help="also time " + ", ".join(OTHER_COMMANDS) + " as ratios to score",
     )
     ap.add_argument("--profile", action="store_true", help="cProfile one process")
     ap.add_argument("--top", type=int, default=25, help="functions --profile lists")

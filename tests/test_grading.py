@@ -193,7 +193,7 @@ def test_tiny_tables_give_the_same_results(monkeypatch, tmp_path):
         "jsonl",
     ]
     normal = CliRunner().invoke(app, args).stdout
-    for name in ("MEMO_SIZE", "CALLS_SIZE", "COMPARISONS_SIZE"):
+    for name in ("MEMO_SIZE", "CALLS_SIZE", "COMPARISONS_SIZE", "CASE_PLANS_SIZE"):
         monkeypatch.setattr(score, name, 4)
     monkeypatch.setattr(report, "_RENDERED_SIZE", 4)
     tiny = CliRunner().invoke(app, args).stdout

@@ -73,6 +73,8 @@ CALLS_SIZE = 16_384
 """Distinct calls kept parsed and keyed (and their spellings' ids)."""
 COMPARISONS_SIZE = 16_384
 """Explanations kept, per (call spelling, step spelling); as many equivalences (`Grader._same`)."""
+CASE_PLANS_SIZE = 4_096
+"""Cases kept compiled (`_CasePlan`): a suite of 28,000 cases must not hold them all."""
 
 
 PER_CALL, LIST = "per-call", "list"
@@ -334,6 +336,8 @@ class Grader:
     def _case_plan(self, case: Case) -> _CasePlan:
         found = self._case_plans.get(case.id)
         if found is None:
+            if len(self._case_plans) >= CASE_PLANS_SIZE:
+                self._case_plans = _newer_half(self._case_plans)
             found = self._case_plans[case.id] = self._compile_case(case)
         return found
 
@@ -374,32 +378,43 @@ class Grader:
         )
 
     def _seq(self, case: Case, all_steps: tuple[Step, ...], indices: Sequence[int]) -> _Seq:
+        """The steps at `indices`, keyed: each step's exact and checked keys are its interned
+        call's (keyed once, as a run's call), its unchecked key is computed here."""
         steps = tuple(all_steps[j] for j in indices)
-        ids = tuple(self._spelling(s.tool, s.args) for s in steps)
-        exact = tuple((s.tool, canon_key(s.args)) for s in steps)
+        ids: list[int | None] = []
+        exact: list[Any] = []
         eq: list[Any] = []
         items = []
         for j, s in enumerate(steps):
+            entry = self._step_entry(s)
+            ids.append(entry.id if entry is not None else None)
+            exact.append(entry.exact if entry is not None else (s.tool, canon_key(s.args)))
             plan = self.plan(s.tool)
             key: Any
+            rejects = False
             if s.judge and s.tool in self.tools:  # a tool no schema defines: compared as JSON
                 where = f"{case.source} (case {case.id!r}): {step_label(case, s)}"
                 plan = step_plan(s, self.tools.get(s.tool), plan, self._registry, where)
                 key = (s.tool, object())  # a key of its own: only `_same` relates it to calls
-            else:
+                rejects = plan.rejects(s.args)
+            elif plan.active:
                 key = (s.tool, plan.key(s.args, checked=False))  # a case's values: unchecked
+                checked = entry.eq if entry is not None else (s.tool, plan.key(s.args))
+                rejects = checked != key  # `ToolPlan.rejects`, from the keys at hand
+            else:
+                key = exact[j]  # no rule, no default: the key is the JSON
             eq.append(key)
             item = _C(j, Call(s.tool, s.args), plan, exact[j], ids[j])
             item.eq = key
             item.step = True
-            item.rejects = plan.rejects(s.args)
+            item.rejects = rejects
             items.append(item)
         return _Seq(
             steps,
             tuple(indices),
-            ids,
+            tuple(ids),
             tuple(eq),
-            exact,
+            tuple(exact),
             dict(Counter(eq)),
             dict(Counter(exact)),
             tuple(items),
@@ -434,12 +449,17 @@ class Grader:
             found = self._calls[key] = _Interned(ident, parsed, malformed, exact, eq)
         return found
 
-    def _spelling(self, tool: str, args: Any) -> int | None:
-        """The spelling id of `tool(args)`; None for arguments orjson cannot write."""
+    def _step_entry(self, step: Step) -> _Interned | None:
+        """A step's arguments as an interned call (its spelling id and keys); None for arguments
+        orjson cannot write or that are not an object (then the step is keyed directly: a
+        string is not read as JSON text, as a run's arguments are)."""
+        if type(step.args) is not dict:
+            return None
         try:
-            return self._intern(tool, args).id
+            entry = self._intern(step.tool, step.args)
         except TypeError:
             return None
+        return entry if entry.malformed is None else None
 
     def _compare(self, c: _C, other: _C) -> Comparison:
         """`c`'s arguments explained against `other`'s (a step, or the call `c` repeats), once per
@@ -688,14 +708,15 @@ class Grader:
         per_call = _reported(calls, cp.seqs[0], mode)
         reported_pass = per_call if self.reported == PER_CALL else _whole_list(calls, cp.seqs[0])
         matched = None
-        for k, seq in enumerate(cp.rule_seqs):
-            if _rule_one(writes, seq, mode, same) is not None:
+        alignments = _Alignments(writes, cp, mode, same)
+        for k in range(len(cp.rule_seqs)):
+            if alignments.rule_one(k) is not None:
                 matched = k
                 break
         redundant = _redundant(live, cp.seqs[matched if matched is not None else 0], same)
-        aligned_to = matched if matched is not None else _best_partial(writes, cp, mode, same)
+        aligned_to = matched if matched is not None else _best_partial(writes, alignments)
         labels, missing = _label(
-            calls, writes, live, cp, aligned_to, mode, redundant, same, self._compare
+            calls, live, cp, aligned_to, mode, redundant, same, self._compare, alignments
         )
         forbidden = any(r.label == "forbidden" for r in labels)
         absorber, steps = self.absorber, cp.seqs[aligned_to].steps
@@ -1027,14 +1048,55 @@ def _kinds(calls: list[_C], seq: _Seq, same: Same) -> list[list[int]]:
     ]
 
 
+Alignment = tuple[list[_C], dict[int, int], list[tuple[int, int]]]
+"""(kept calls, dropped repeats, the pairs (call index, step index)): `_alignment`."""
+
+
+class _Alignments:
+    """One run's rule 1 and alignment against each of its case's rule sequences, each computed
+    once: the match, the best partial alignment and the labels all read them."""
+
+    __slots__ = ("_aligned", "_ruled", "calls", "cp", "mode", "same")
+
+    def __init__(self, calls: list[_C], cp: _CasePlan, mode: str, same: Same) -> None:
+        self.calls, self.cp, self.mode, self.same = calls, cp, mode, same
+        self._ruled: dict[int, tuple[list[_C], dict[int, int]] | None] = {}
+        self._aligned: dict[int, Alignment] = {}
+
+    def rule_one(self, k: int) -> tuple[list[_C], dict[int, int]] | None:
+        """`_rule_one` against sequence `k`."""
+        if k not in self._ruled:
+            self._ruled[k] = _rule_one(self.calls, self.cp.rule_seqs[k], self.mode, self.same)
+        return self._ruled[k]
+
+    def alignment(self, k: int) -> Alignment:
+        """`_alignment` against sequence `k`."""
+        found = self._aligned.get(k)
+        if found is None:
+            seq = self.cp.rule_seqs[k]
+            ruled = self.rule_one(k)
+            if ruled is None:  # `_kept`'s reading of a run that does not match
+                ruled = (
+                    (self.calls, {})
+                    if self.mode in CONTAINS_MODES
+                    else _drop_repeats(self.calls, seq, self.same)
+                )
+            found = self._aligned[k] = _alignment(seq, self.mode, self.same, ruled)
+        return found
+
+
 def _alignment(
-    live: list[_C], seq: _Seq, mode: str, same: Same
-) -> tuple[list[_C], dict[int, int], list[tuple[int, int]]]:
-    """(kept calls, dropped repeats, the pairs (call index, step index)).
+    seq: _Seq,
+    mode: str,
+    same: Same,
+    ruled: tuple[list[_C], dict[int, int]],
+) -> Alignment:
+    """(kept calls, dropped repeats, the pairs (call index, step index)), from `ruled`, `_kept`'s
+    (kept calls, dropped repeats).
 
     Every copy of a repeated call may serve a step; the repeats are then the copies it left.
     """
-    kept, dropped = _kept(live, seq, mode, same)
+    kept, dropped = ruled
     limit = len(seq.steps) if mode == "prefix" else len(kept)
     candidates = [c for c in kept[:limit] if c.call.malformed is None]
     ordered = mode in ORDERED_MODES
@@ -1079,12 +1141,12 @@ def _earliest_identical(pairs: list[tuple[int, int]], seq: _Seq) -> list[tuple[i
     return sorted(out)
 
 
-def _best_partial(live: list[_C], cp: _CasePlan, mode: str, same: Same) -> int:
+def _best_partial(live: list[_C], alignments: _Alignments) -> int:
     """The accepted sequence with the largest partial alignment, then most exact steps."""
     best, best_score = 0, (-1, -1)
     by_index = {c.index: c for c in live}
-    for k, seq in enumerate(cp.rule_seqs):
-        _, _, pairs = _alignment(live, seq, mode, same)
+    for k, seq in enumerate(alignments.cp.rule_seqs):
+        _, _, pairs = alignments.alignment(k)
         exact = sum(1 for i, j in pairs if by_index[i].exact == seq.exact[j])
         if (len(pairs), exact) > best_score:
             best, best_score = k, (len(pairs), exact)
@@ -1107,7 +1169,6 @@ def _forbidden_by(c: _C, cp: _CasePlan) -> bool:
 
 def _label(
     calls: list[_C],
-    writes: list[_C],
     live: list[_C],
     cp: _CasePlan,
     k: int,
@@ -1115,9 +1176,10 @@ def _label(
     redundant: dict[int, int],
     same: Same,
     compare: Callable[[_C, _C], Comparison],
+    alignments: _Alignments,
 ) -> tuple[list[CallResult], list[tuple[int, Step]]]:
     seq = cp.rule_seqs[k]
-    kept, dropped, pairs = _alignment(writes, seq, mode, same)
+    kept, dropped, pairs = alignments.alignment(k)
     by_index = {c.index: c for c in calls}
     step_of = dict(pairs)
     redundant = _move_marks(redundant, set(step_of), live, same)
