@@ -94,7 +94,11 @@ def lint(
         reading = reading_of(trace_format, case_key, run_key, max_line_bytes)
         read: list[CaseWarning] = []
         report = run_lint(
-            tools, cases, traces, reading=reading, case_format=case_format or "auto",
+            tools,
+            cases,
+            traces,
+            reading=reading,
+            case_format=case_format or "auto",
             case_warnings=read,
         ).ignoring(codes)
     for warning in read:  # what a case source holds that evalrun cannot express

@@ -348,7 +348,9 @@ class Grader:
             if not self.plan(name).repeatable
         }
         reads = frozenset(
-            name for name, tool in self.tools.items() if tool.readonly and case.grade == "writes"
+            (name for name, tool in self.tools.items() if tool.readonly)
+            if case.grade == "writes"
+            else ()
         )
         seqs = tuple(self._seq(case, steps, range(len(steps))) for steps in case.accept)
         rule_seqs = seqs
@@ -841,7 +843,7 @@ def _reported(calls: list[_C], canonical: _Seq, mode: str) -> bool:
         if n > 1 and n > limit.get(c.exact, 0):
             continue
         kept.append(c.exact)
-    return matches(kept, canonical.exact, mode)
+    return matches(kept, canonical.exact, mode, limit)
 
 
 Same = Callable[[_C, _C], bool] | None
@@ -852,7 +854,7 @@ keys decide (then the relation is an equivalence, and counting is hashing)."""
 def _matches(calls: list[_C], seq: _Seq, mode: str, same: Same) -> bool:
     """Rule 1 for one sequence: the calls (repeats already dropped) match it under `mode`."""
     if same is None:
-        return matches([c.eq for c in calls], seq.eq, mode)
+        return matches([c.eq for c in calls], seq.eq, mode, seq.eq_count)
     items = seq.items
     return matches_by(len(calls), len(items), lambda i, j: same(calls[i], items[j]), mode)
 

@@ -16,7 +16,7 @@ Alignment (`align`) takes, for every call and step, how they fit: not at all, eq
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any, Final
 
@@ -28,8 +28,18 @@ FIT_NONE, FIT_EQUIVALENT, FIT_EXACT = 0, 1, 2
 """How a call fits a step, in `align`'s table."""
 
 
-def matches(calls: Sequence[Key], steps: Sequence[Key], mode: str) -> bool:
-    """Whether the calls satisfy the sequence under `mode` (SPEC "Cases", `match`)."""
+def matches(
+    calls: Sequence[Key],
+    steps: Sequence[Key],
+    mode: str,
+    counts: Mapping[Key, int] | None = None,
+) -> bool:
+    """Whether the calls satisfy the sequence under `mode` (SPEC "Cases", `match`).
+
+    `counts`: how many times each key occurs among the steps, when the caller has it (a case plan
+    counts its sequences once). Counts compare as plain dicts: `Counter`'s own `==` and `-` are
+    Python loops, and this runs for every run and sequence.
+    """
     if mode == "exact":
         return len(calls) == len(steps) and all(c == s for c, s in zip(calls, steps))
     if mode == "prefix":
@@ -39,9 +49,15 @@ def matches(calls: Sequence[Key], steps: Sequence[Key], mode: str) -> bool:
         it = iter(calls)
         return all(any(c == s for c in it) for s in steps)
     if mode == "unordered":
-        return len(calls) == len(steps) and Counter(calls) == Counter(steps)
+        if len(calls) != len(steps):
+            return False
+        return dict(Counter(calls)) == (dict(Counter(steps)) if counts is None else counts)
     if mode == "contains_unordered":
-        return not (Counter(steps) - Counter(calls))
+        if len(calls) < len(steps):
+            return False
+        have = Counter(calls)
+        need = Counter(steps) if counts is None else counts
+        return all(have[k] >= n for k, n in need.items())
     raise ValueError(f"unknown match mode {mode!r}")
 
 

@@ -127,6 +127,7 @@ def look_alike_ids(cases: Mapping[str, Case], out: list[Finding]) -> None:
                 )
             )
 
+
 def format_breaches(args: object, root: Param) -> list[tuple[Loc, str]]:
     """The strings in `args` that break their parameter's `format` (`date-time`, `date`,
     `time`, RFC 3339), with their path in `args`."""
