@@ -264,8 +264,9 @@ def _rebuild_grader(
     registry: Mapping[str, Normalizer],
     reported: str,
     absorbs: bool,
+    replies: bool = True,
 ) -> Grader:
-    grader = Grader(tools, cases, registry=registry, reported=reported)
+    grader = Grader(tools, cases, registry=registry, reported=reported, replies=replies)
     if not absorbs:
         grader.absorber = None
     return grader
@@ -281,7 +282,11 @@ class Grader:
         *,
         registry: Mapping[str, Normalizer] | None = None,
         reported: str = PER_CALL,
+        replies: bool = True,
+        compiled: Mapping[str, ToolPlan] | None = None,
     ) -> None:
+        """`replies`: observe reply evidence (`replies.py`); `compiled`: tool plans already
+        compiled for these very tools (`derive`)."""
         registry = registry if registry is not None else load_registry()
         if reported not in REPORTED_READINGS:
             raise ValueError(f"reported must be one of {', '.join(REPORTED_READINGS)}")
@@ -289,15 +294,17 @@ class Grader:
         """How the reported check reads (`REPORTED_READINGS`)."""
         self.tools = dict(tools)
         self.cases = dict(cases)
+        compiled = compiled or {}
         self.plans: dict[str, ToolPlan] = {
-            n: ToolPlan.compile(t, registry) for n, t in tools.items()
+            n: compiled.get(n) or ToolPlan.compile(t, registry) for n, t in tools.items()
         }
         self._case_plans: dict[str, _CasePlan] = {}
         self._memo: dict[Any, _CallsGrade] = {}
         self._calls: dict[tuple[str, Any], _Interned] = {}
         self._ids: dict[Any, int] = {}
         self._next_id = 0
-        self.replies = ReplyPlan(self.tools, registry)
+        self._observes_replies = replies
+        self.replies = ReplyPlan(self.tools if replies else {}, registry)
         """Reply evidence on the declared rules (`replies.py`); no rule, no evidence."""
         self.absorber: Absorber | None = Absorber(registry)
         """Counts the failing calls a built-in rule would absorb; None where nobody reads the
@@ -322,8 +329,30 @@ class Grader:
                 self._registry,
                 self.reported,
                 self.absorber is not None,
+                self._observes_replies,
             ),
         )
+
+    def derive(
+        self, tools: Mapping[str, Tool] | None = None, cases: Mapping[str, Case] | None = None
+    ) -> Grader:
+        """A grader for a what-if (suggest): other tools or other cases, keeping this grader's
+        compiled plan of every tool that is the same object in both (a plan is read-only, and
+        compiling forty tools for every what-if costs more than the regrade). It reads
+        verdicts only: no reply evidence, no absorbable count. Its tables are its own (spelling
+        ids are per grader)."""
+        tools = self.tools if tools is None else tools
+        kept = {n: p for n, t in tools.items() if (p := self.plans.get(n)) and p.tool is t}
+        grader = Grader(
+            tools,
+            self.cases if cases is None else cases,
+            registry=self._registry,
+            reported=self.reported,
+            replies=False,
+            compiled=kept,
+        )
+        grader.absorber = None
+        return grader
 
     # ------------------------------------------------------------------------------ keys
 

@@ -102,13 +102,14 @@ def propose_case_keys(
     for g in groups:
         if g.case_id in cases:
             by_case.setdefault(g.case_id, []).append(g)
+    base = Grader(tools, {}, registry=registry)  # the tools compiled once, for every what-if
     found: list[CaseKeySuggestion] = []
     for case_id in sorted(by_case):
         case, mine = cases[case_id], by_case[case_id]
-        found.extend(_judges(case, mine, tools, registry))
-        found.extend(_match(case, mine, tools, registry))
-        found.extend(_grade(case, mine, tools, registry))
-        found.extend(_repeatable(case, mine, tools, registry))
+        found.extend(_judges(case, mine, tools, base))
+        found.extend(_match(case, mine, tools, base))
+        found.extend(_grade(case, mine, tools, base))
+        found.extend(_repeatable(case, mine, tools, base))
     return tuple(sorted(found, key=lambda s: (-s.gains, s.case_id, s.key, str(s.param))))
 
 
@@ -124,15 +125,9 @@ def _passes(r: RunResult) -> bool:
     )
 
 
-def _grader(
-    case: Case, groups: list[Group], tools: Mapping[str, Tool], registry: Mapping[str, Normalizer]
-) -> Grader:
-    """A grader of this case alone, with the tools its steps, forbid and runs name compiled."""
-    names = {s.tool for seq in case.accept for s in seq} | {f.tool for f in case.forbid}
-    names |= {c.tool for g in groups for c in g.calls}
-    return Grader(
-        {n: tools[n] for n in sorted(names) if n in tools}, {case.id: case}, registry=registry
-    )
+def _grader(case: Case, base: Grader) -> Grader:
+    """A grader of this case alone, on the tools compiled once (`Grader.derive`)."""
+    return base.derive(cases={case.id: case})
 
 
 def _grade_group(grader: Grader, case: Case, g: Group) -> RunResult:
@@ -145,13 +140,13 @@ def _what_if(
     changed: Case,
     groups: list[Group],
     tools: Mapping[str, Tool],
-    registry: Mapping[str, Normalizer],
+    base: Grader,
     evidence: list[Group],
 ) -> tuple[int, Risk, Evidence] | None:
     """(gains, risk, evidence) of the changed case over its groups; None when no evidence group
     would pass (or the change is not a case evalrun can grade)."""
     try:
-        grader = _grader(changed, groups, tools, registry)
+        grader = _grader(changed, base)
     except InputError:  # a change that is no valid case (a judge on a tool without the path)
         return None
     gains = failed = unverified = 0
@@ -177,11 +172,11 @@ def _judges(
     case: Case,
     groups: list[Group],
     tools: Mapping[str, Tool],
-    registry: Mapping[str, Normalizer],
+    base: Grader,
 ) -> Iterable[CaseKeySuggestion]:
     if not any(_held(g) and g.mismatched for g in groups):
         return
-    grader = _grader(case, groups, tools, registry)
+    grader = _grader(case, base)
     sites: dict[tuple[int, int, str], list[tuple[Group, Any]]] = {}
     for g in groups:
         if not _held(g) or not g.mismatched:
@@ -209,7 +204,7 @@ def _judges(
         accept = list(case.accept)
         accept[k] = (*accept[k][:j], judged, *accept[k][j + 1 :])
         changed = dataclasses.replace(case, accept=tuple(accept))
-        scored = _what_if(changed, groups, tools, registry, [g for g, _ in found])
+        scored = _what_if(changed, groups, tools, base, [g for g, _ in found])
         if scored is None:
             continue
         gains, risk, evidence = scored
@@ -232,14 +227,14 @@ def _match(
     case: Case,
     groups: list[Group],
     tools: Mapping[str, Tool],
-    registry: Mapping[str, Normalizer],
+    base: Grader,
 ) -> Iterable[CaseKeySuggestion]:
     evidence = [g for g in groups if _held(g)]
     if not evidence:
         return
     scored = []
     for mode in WIDER[case.match]:
-        found = _what_if(dataclasses.replace(case, match=mode), groups, tools, registry, evidence)
+        found = _what_if(dataclasses.replace(case, match=mode), groups, tools, base, evidence)
         if found is not None:
             scored.append((mode, found))
     if not scored:
@@ -253,7 +248,7 @@ def _grade(
     case: Case,
     groups: list[Group],
     tools: Mapping[str, Tool],
-    registry: Mapping[str, Normalizer],
+    base: Grader,
 ) -> Iterable[CaseKeySuggestion]:
     if case.grade == "writes":
         return
@@ -263,7 +258,7 @@ def _grade(
         return  # nothing says which calls only read
     evidence = [g for g in groups if _held(g)]
     changed = dataclasses.replace(case, grade="writes")
-    found = _what_if(changed, groups, tools, registry, evidence)
+    found = _what_if(changed, groups, tools, base, evidence)
     if found is not None:
         gains, risk, ev = found
         yield CaseKeySuggestion(case.id, "grade", "writes", ev, gains, risk)
@@ -273,19 +268,19 @@ def _repeatable(
     case: Case,
     groups: list[Group],
     tools: Mapping[str, Tool],
-    registry: Mapping[str, Normalizer],
+    base: Grader,
 ) -> Iterable[CaseKeySuggestion]:
     looped = [g for g in groups if g.replies_change or g.replies_same]
     if not looped or any(g.replies_same for g in looped):
         return  # no loop, or some loop got the same reply again: a loop, not polling
-    grader = _grader(case, looped, tools, registry)
+    grader = _grader(case, base)
     names: set[str] = set()
     for g in looped:
         names |= {c.tool for c in _grade_group(grader, case, g).calls if c.label == "redundant"}
     if not names:
         return
     changed = dataclasses.replace(case, repeatable=case.repeatable | names)
-    found = _what_if(changed, groups, tools, registry, looped)
+    found = _what_if(changed, groups, tools, base, looped)
     if found is None:
         return
     gains, risk, _ = found

@@ -168,15 +168,8 @@ class WhatIf:
         for s in sequences:
             case = cases[s.case_id]
             cases[s.case_id] = dataclasses.replace(case, accept=(*case.accept, s.steps))
-        changed = with_changes(self.tools, changes)
-        names = {c.tool for c in changes}
-        grader = Grader({n: changed[n] for n in names}, cases, registry=self.registry)
-        # The tools no change names keep the plans already compiled (a plan is read-only):
-        # compiling forty tools for every what-if would cost more than the regrade.
-        grader.plans = {**self.base.plans, **grader.plans}
-        grader.tools = changed
-        grader.absorber = None  # a what-if reads verdicts only, not the first-contact count
-        return grader
+        # The tools no change names keep the plans already compiled (`Grader.derive`).
+        return self.base.derive(with_changes(self.tools, changes), cases)
 
     def _regrade(
         self, changes: Collection[Change], sequences: Collection[Accepted]
