@@ -235,7 +235,7 @@ def respelled(value: Any, rnd: Any) -> Any:
 # ------------------------------------------------------------------------- canon_key, json_eq
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(anything)
 def test_canon_key_agrees(value):
     want, got = outcome(jsonvalue.py_canon_key, value), outcome(native.canon_key, value)
@@ -255,7 +255,7 @@ def test_native_and_python_keys_sort_together(items):
     assert [i for _, i in sorted(mixed)] == [i for _, i in sorted(pure)]
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(values(), st.randoms(use_true_random=False))
 def test_json_eq_agrees(value, rnd):
     other = respelled(value, rnd)
@@ -365,7 +365,7 @@ def _writable(value: Any) -> bool:
     return True
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @pytest.mark.parametrize("name", sorted(PLANS))
 @given(value=rule_values, other=st.one_of(st.none(), rule_values), checked=st.booleans())
 def test_each_rule_normalizes_and_keys_alike(name, value, other, checked):
