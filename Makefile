@@ -9,6 +9,9 @@
 #   make integrations  creates .venv/integrations with Inspect AI, DeepEval and MLflow (the
 #               integrations extra, about 1.2 GB: kept out of the dev environment) and runs
 #               tests/test_integrations.py there, offline
+#   make run and make test also build the native core (native/, the evalrun_native extension,
+#               Rust through maturin) into .venv when cargo is there, and say in one line when it
+#               is not (then the Python core runs); a build that fails where cargo is fails make
 #   make bench  creates .venv/bench with the peers (the bench extra, which pulls in PyTorch, so it
 #               stays out of the dev environment), then runs scripts/bench.py (BENCH_ARGS=...)
 PYTHON ?= python3
@@ -24,6 +27,12 @@ FRAMEWORKS_STAMP := $(FRAMEWORKS_VENV)/.installed
 FUZZ_EXAMPLES ?= 20000
 INTEGRATIONS_VENV  := $(VENV)/integrations
 INTEGRATIONS_STAMP := $(INTEGRATIONS_VENV)/.installed
+NATIVE_STAMP := $(VENV)/.installed-native
+NATIVE_SOURCES := $(wildcard native/Cargo.toml native/Cargo.lock native/pyproject.toml native/evalrun_native.pyi native/src/*.rs)
+HAVE_CARGO := $(shell command -v cargo >/dev/null 2>&1 && echo yes)
+# The test files run a second time on the Python core (EVALRUN_CORE=python): the scenarios and
+# the grading laws, which the native core's suite run does not exercise on the fallback.
+PYTHON_CORE_TESTS ?= tests/test_corpus.py tests/test_grading.py tests/test_compare.py tests/test_norms.py
 
 # A .venv whose Python is gone, moved or too old (made by another PYTHON) is rebuilt, not kept
 # failing until `make clean`.
@@ -34,7 +43,7 @@ ifneq ($(wildcard $(VENV)),)
   endif
 endif
 
-.PHONY: run test lint typecheck fuzz bench fixtures integrations clean
+.PHONY: run test native lint typecheck fuzz bench fixtures integrations clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
@@ -50,13 +59,32 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(DEV_STAMP) $(RUN_STAMP)
 
-run: $(RUN_STAMP)
+# The native core, when cargo is there: pip builds it with maturin (an isolated build: maturin is
+# needed at build time only) and installs the evalrun_native module; nothing new at run time.
+$(NATIVE_STAMP): $(NATIVE_SOURCES) | $(BIN)/python
+ifeq ($(HAVE_CARGO),yes)
+	$(BIN)/python -m pip install --quiet --force-reinstall --no-deps ./native
+	touch $(NATIVE_STAMP)
+else
+	@echo "no cargo here: the native core is not built, evalrun runs its Python core"
+endif
+
+native: $(NATIVE_STAMP)
+
+run: $(RUN_STAMP) $(NATIVE_STAMP)
 	$(BIN)/evalrun score traces/
 
-test: $(DEV_STAMP)
+# Where cargo is, the suite runs on the native core, required (EVALRUN_CORE=native: a broken
+# build fails, it does not fall back), then the scenario and law files on the Python core.
+test: $(DEV_STAMP) $(NATIVE_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+ifeq ($(HAVE_CARGO),yes)
+	EVALRUN_CORE=native $(BIN)/pytest
+	EVALRUN_CORE=python $(BIN)/pytest $(PYTHON_CORE_TESTS)
+else
 	$(BIN)/pytest
+endif
 
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
@@ -98,4 +126,4 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff format --check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis tests/artifacts
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis tests/artifacts native/target

@@ -8,9 +8,12 @@ JSON equality: objects compare without regard to key order, lists in order, numb
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Final
 
 import orjson
+
+from . import core
 
 
 class _Missing:
@@ -47,21 +50,21 @@ RECORD_DEPTH: Final = MAX_DEPTH + 16
 (a run's calls, a span batch's resource, scope, span and attribute levels)."""
 
 
-def json_eq(a: Any, b: Any) -> bool:
-    """JSON equality (see the module docstring)."""
+def py_json_eq(a: Any, b: Any) -> bool:
+    """JSON equality (see the module docstring): the reference; `json_eq` is the active core's."""
     ta, tb = type(a), type(b)
     if ta is dict:
         if tb is not dict or len(a) != len(b):
             return False
         for k, v in a.items():
-            if k not in b or not json_eq(v, b[k]):
+            if k not in b or not py_json_eq(v, b[k]):
                 return False
         return True
     if ta is list:
         if tb is not list or len(a) != len(b):
             return False
         for x, y in zip(a, b):
-            if not json_eq(x, y):
+            if not py_json_eq(x, y):
                 return False
         return True
     if ta is bool or tb is bool:
@@ -86,10 +89,12 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def canon_key(v: Any) -> Any:
+def py_canon_key(v: Any) -> Any:
     """A hashable, orderable key with `canon_key(a) == canon_key(b)` exactly when `json_eq(a, b)`.
 
     It orders values of different JSON types by type first, so any list of JSON values sorts.
+    The reference; `canon_key` is the active core's (the native one returns equal keys, of the
+    same types, so keys from both compare, hash and sort together).
     """
     t = type(v)
     if t is str:
@@ -101,10 +106,17 @@ def canon_key(v: Any) -> Any:
     if v is None:
         return (0,)
     if t is dict:
-        return (5, tuple(sorted([(k, canon_key(x)) for k, x in v.items()])))
+        return (5, tuple(sorted([(k, py_canon_key(x)) for k, x in v.items()])))
     if t is list:
-        return (4, tuple([canon_key(x) for x in v]))
+        return (4, tuple([py_canon_key(x) for x in v]))
     return (6, type(v).__name__, repr(v))  # not JSON (a plugin's output): equal by repr
+
+
+json_eq: Callable[[Any, Any], bool] = py_json_eq
+canon_key: Callable[[Any], Any] = py_canon_key
+if core.NATIVE is not None:
+    json_eq = core.NATIVE.json_eq
+    canon_key = core.NATIVE.canon_key
 
 
 def json_kind(value: Any) -> str:
@@ -140,14 +152,27 @@ def kept(data: bytes) -> bytes:
 
 # One pass over the text tells whether it may hold an integer orjson reads wrongly: digits map to
 # "0" (other bytes stay), so 20 zeros in a row may be an integer beyond 64 bits, and a minus sign
-# before 19 of them one below -2**63 (orjson reads -9223372036854775809 as a float).
-_DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
+# before 19 of them one below -2**63 (orjson reads -9223372036854775809 as a float); "[" and "{"
+# map to "(", so counting "(" bounds how deep the text may nest.
+_SCAN = bytes.maketrans(b"0123456789[{", b"0000000000((")
 _BIG = b"0" * 20
 _BIG_NEGATIVE = b"-" + b"0" * 19
 
 
+def py_scan_json(data: bytes) -> tuple[bool, int]:
+    """(whether `data` may hold an integer orjson reads wrongly, how many `[`, `{` and `(` it
+    holds, an upper bound on its nesting): the reference; `scan_json` is the active core's."""
+    scanned = data.translate(_SCAN)
+    return may_hold_big_int(scanned), scanned.count(b"(")
+
+
+scan_json: Callable[[bytes], tuple[bool, int]] = py_scan_json
+if core.NATIVE is not None:
+    scan_json = core.NATIVE.scan_json
+
+
 def may_hold_big_int(scanned: bytes) -> bool:
-    """Whether text whose digits were mapped by `_DIGITS` (or any table that maps them to "0" and
+    """Whether text whose digits were mapped by `_SCAN` (or any table that maps them to "0" and
     keeps "-") may hold an integer that does not fit orjson's range."""
     return _BIG in scanned or _BIG_NEGATIVE in scanned
 
@@ -162,7 +187,7 @@ def loads(data: bytes | str) -> Any:
     JSONDecodeError is one) when the text is not JSON or nests too deep to parse.
     """
     raw = data.encode() if isinstance(data, str) else data
-    if not may_hold_big_int(raw.translate(_DIGITS)):
+    if not scan_json(raw)[0]:
         return orjson.loads(raw)
     return loads_exact(raw)
 

@@ -173,7 +173,9 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        print(f"evalrun {__version__}")
+        from .. import core  # small: the extension, when it is built, and os
+
+        print(f"evalrun {__version__} ({core.describe()})")
         raise typer.Exit()
 
 
@@ -196,9 +198,13 @@ def _main(
     # still wins, and every command gets them the same way, by the names of its own parameters.
     if ctx.resilient_parsing or ctx.invoked_subcommand is None:
         return
+    from .. import core
     from ..grade.norms import configure_plugins
     from ..read.settings import discover
-    from .common import SETTINGS_FILE, input_errors, stderr
+    from .common import SETTINGS_FILE, fail, input_errors, stderr
+
+    if core.PROBLEM is not None:  # EVALRUN_CORE asks for a core that cannot run
+        raise fail(core.PROBLEM)
 
     configure_plugins(())  # one invocation's settings never leak into the next (tests, embedders)
     with input_errors():

@@ -15,12 +15,15 @@ way and names every difference: which parameter, raw and normalized, and which r
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
+from .. import core
 from ..jsonvalue import canon_key, json_eq, short_json
 from ..model import FALSE_FAILURE_SHAPES, MISSING, InputError, NormSpec, Param, Tool
+from . import norms, validity
 from .norms import Normalizer, Rule, bind, load_registry
 from .validity import Breach, Validity
 
@@ -173,7 +176,7 @@ def compile_param(
         validity=Validity.of(param) if active else None,
     )
     if param.default is not MISSING:  # the tool's own value: not checked (lint checks it)
-        node = replace(node, default_norm=normalize(param.default, node, checked=False))
+        node = replace(node, default_norm=py_normalize(param.default, node, checked=False))
     return node
 
 
@@ -188,22 +191,24 @@ def _inner(value: Any, node: Node, checked: bool) -> Any:
             if child is None:
                 out[k] = x
                 continue
-            nx = normalize(x, child, checked) if child.active else x
+            nx = py_normalize(x, child, checked) if child.active else x
             if child.default is not MISSING and json_eq(nx, child.default_norm):
                 continue  # a stated default is the same as an omitted parameter
             out[k] = nx
         return out
     if node.items is not None and node.items.active and type(value) is list:
-        return [normalize(x, node.items, checked) for x in value]
+        return [py_normalize(x, node.items, checked) for x in value]
     return value
 
 
-def normalize(value: Any, node: Node, checked: bool = False) -> Any:
+def py_normalize(value: Any, node: Node, checked: bool = False) -> Any:
     """The canonical form of `value` under `node`: equal forms mean equivalent values.
 
     `checked`: the value is a run's, so a value its schema rejects is kept out of every rule
     (its form is `{REJECTED: value}`). A case's or a tool's own value is not checked (SPEC), and
     neither is a value whose schema a caller has checked itself (lint's law checks).
+
+    The reference; `normalize` is the active core's (`evalrunner.core`).
     """
     if checked and node.validity is not None and node.validity.breach(value) is not None:
         return {REJECTED: value}
@@ -211,6 +216,78 @@ def normalize(value: Any, node: Node, checked: bool = False) -> Any:
     if node.rule is not None:
         value = node.rule.apply(value)[0]
     return value
+
+
+NATIVE_NODES_SIZE = 65_536
+"""The most nodes kept compiled for the native core (`native_node`); the table is cleared when full."""
+_native_nodes: dict[Node, Any] = {}
+"""Each node's `evalrun_native.Node`, made when it is first normalized. Keyed by the node itself
+(nodes compare by identity), outside the node, so that a pickled plan carries none (a worker
+compiles its own)."""
+
+
+def native_node(node: Node) -> Any:
+    """`node` for the native core: its rules, defaults and schema checks as `normalize` reads
+    them. Only with the native core active."""
+    found = _native_nodes.get(node)
+    if found is None:
+        native = core.NATIVE
+        assert native is not None
+        if len(_native_nodes) >= NATIVE_NODES_SIZE:
+            _native_nodes.clear()
+        props = {k: native_node(c) for k, c in node.props.items()}
+        items = node.items
+        kind, arg = _native_rule(node.rule)
+        v = node.validity
+        found = _native_nodes[node] = native.Node(
+            node.active,
+            props or None,
+            native_node(items) if items is not None and items.active else None,
+            node.default_norm,
+            node.default is not MISSING,
+            kind,
+            arg,
+            v,
+            list(v.types) if v is not None else [],
+            v.const if v is not None else None,
+            v is not None and v.const is not validity._ABSENT,
+            v.enum if v is not None else None,
+            v is not None and (v.pattern is not None or v.fmt is not None),
+        )
+    return found
+
+
+def _native_rule(rule: Rule | None) -> tuple[str, Any]:
+    """How the native core applies `rule`: the built-ins it ports by name, any other rule as its
+    Python function (`Rule.fn`)."""
+    if rule is None:
+        return "", None
+    fn = rule.fn
+    if fn is norms.casefold:
+        return "casefold", None
+    if fn is norms.unordered_list:
+        return "unordered_list", None
+    if fn is norms.set_:
+        return "set", None
+    if fn is norms.any_:
+        return "constant", norms.UNJUDGED
+    if (
+        isinstance(fn, functools.partial)
+        and fn.func is norms.known_fields
+        and not fn.args
+        and set(fn.keywords) == {"fields"}
+        and type(fn.keywords["fields"]) is frozenset
+    ):
+        return "known_fields", fn.keywords["fields"]
+    return "python", fn
+
+
+def _native_normalize(value: Any, node: Node, checked: bool = False) -> Any:
+    """`py_normalize`, by the native core."""
+    return native_node(node).normalize(value, checked)
+
+
+normalize = py_normalize if core.NATIVE is None else _native_normalize
 
 
 def equivalent(a: Any, e: Any, node: Node, ca: bool = True, ce: bool = True) -> bool:
@@ -321,7 +398,9 @@ class ToolPlan:
         `checked`: the arguments are a run's (values their schema rejects are kept out of the
         rules); a case's steps are keyed unchecked (`rejects` says when that makes a difference).
         """
-        return canon_key(normalize(args, self.root, checked) if self.active else args)
+        if core.NATIVE is not None:
+            return native_node(self.root).key(args, checked)
+        return canon_key(py_normalize(args, self.root, checked) if self.active else args)
 
     def rejects(self, args: Any) -> bool:
         """Whether some value of `args` that a rule could read breaks its schema."""

@@ -19,17 +19,12 @@ from ..jsonvalue import (
     json_kind,
     loads,
     loads_exact,
-    may_hold_big_int,
+    scan_json,
     too_deep,
 )
 from ..jsonvalue import dumps as json_dumps
 from ..model import MISSING, Call, Run, TraceError
 from .lines import too_deep_message
-
-# One pass over a line's bytes tells whether it may hold what orjson reads wrongly or what is too
-# deep to handle: digits map to "0" and "[", "{" to "(" (other bytes stay), so 20 zeros in a row
-# may be an integer beyond 64 bits, and RECORD_DEPTH "(" may be a value nested too deep.
-_SCAN = bytes.maketrans(b"0123456789[{", b"0000000000((")
 
 
 def decode(line: bytes, source: str) -> Any:
@@ -40,14 +35,17 @@ def decode(line: bytes, source: str) -> Any:
     nested deeper than `RECORD_DEPTH` is refused: nothing downstream (keys, comparisons, output)
     could handle it, and one such line must not stop the run.
     """
-    scan = line.translate(_SCAN)
+    # One pass over the bytes (`jsonvalue.scan_json`) tells whether the line may hold what orjson
+    # reads wrongly (an integer beyond 64 bits) or what is too deep to handle (RECORD_DEPTH
+    # opening brackets may be a value nested too deep).
+    big, opens = scan_json(line)
     try:
-        value = loads_exact(line) if may_hold_big_int(scan) else orjson.loads(line)
+        value = loads_exact(line) if big else orjson.loads(line)
     except ValueError as e:  # orjson's JSONDecodeError is one
         if "depth" in str(e):
             return _too_deep(source)
         return not_json(line, source)
-    if scan.count(b"(") > RECORD_DEPTH and too_deep(value, RECORD_DEPTH):
+    if opens > RECORD_DEPTH and too_deep(value, RECORD_DEPTH):
         return _too_deep(source)
     return value
 
