@@ -78,6 +78,7 @@ run: $(RUN_STAMP) $(NATIVE_STAMP)
 # build fails, it does not fall back), then the scenario and law files on the Python core.
 test: $(DEV_STAMP) $(NATIVE_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 ifeq ($(HAVE_CARGO),yes)
 	EVALRUN_CORE=native $(BIN)/pytest

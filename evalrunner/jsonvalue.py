@@ -197,9 +197,35 @@ def loads_exact(raw: bytes) -> Any:
     takes it when a scan says the text may hold one). ValueError as `loads`; nesting beyond the
     parser's depth says "depth"."""
     try:
-        return json.loads(raw, parse_constant=_not_json_constant)
+        value = json.loads(raw, parse_constant=_not_json_constant)
     except RecursionError:
         raise ValueError("JSON nested beyond the parser's depth") from None
+    if not _utf8(value):
+        # orjson refuses a lone surrogate (`"\ud800"`) and so must this reader, which lets one
+        # through: the same line must not be read or refused by whether it holds a big integer
+        # (nor crash every writer, which cannot encode it).
+        raise ValueError("a string holds a lone surrogate, which is not Unicode text")
+    return value
+
+
+def _utf8(value: Any) -> bool:
+    """Whether every string in `value` (keys too) is Unicode text that UTF-8 can write."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is str:
+            if not v.isascii():
+                try:
+                    v.encode()
+                except UnicodeEncodeError:
+                    return False
+        elif t is dict:
+            stack.extend(v)
+            stack.extend(v.values())
+        elif t is list:
+            stack.extend(v)
+    return True
 
 
 def _not_json_constant(name: str) -> Any:

@@ -422,3 +422,28 @@ def test_suggest_reads_integers_beyond_64_bits_exactly():
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["summary"]["runs"] == 2 and doc["suggestions"] == []
+
+
+@pytest.mark.parametrize("amount", ["4900", "123456789012345678901234567890"])
+def test_a_lone_surrogate_is_not_json_whether_or_not_the_line_holds_a_big_integer(tmp_path, amount):
+    """orjson refuses `"\\ud800"`; the exact reader (taken for lines with an integer beyond 64
+    bits) let it through, and every writer then crashed on it. Both refuse it: one unscoreable
+    line at its file:line, the next line scored."""
+    traces = tmp_path / "t.jsonl"
+    bad = (
+        '{"run_id": "r1", "case_id": "tax-jp", "calls": [{"tool": "calculate_tax", "args": '
+        f'{{"amount": {amount}, "country": "\\ud800", "tax_rate": 0.1}}}}]}}'
+    )
+    good = (
+        '{"run_id": "r2", "case_id": "tax-jp", "calls": [{"tool": "calculate_tax", "args": '
+        '{"amount": 4900, "country": "JP", "tax_rate": 0.1}}]}'
+    )
+    traces.write_text(bad + "\n" + good + "\n")
+    root = Path(__file__).parent.parent  # the example suite's tools and cases
+    dirs = ["--tools", str(root / "tools"), "--cases", str(root / "cases")]
+    r = CliRunner().invoke(app, ["score", str(traces), *dirs, "--format", "json"])
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    doc = json.loads(r.stdout)
+    (error,) = doc["errors"]
+    assert error["source"].endswith("t.jsonl:1") and "surrogate" in error["error"]
+    assert [run["run_id"] for run in doc["runs"]] == ["r2"]

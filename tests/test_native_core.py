@@ -345,9 +345,8 @@ def _plan(schema: dict) -> ToolPlan:
 
 
 PLANS = {name: _plan(schema) for name, schema in RULE_SCHEMAS.items()}
-# Without lone surrogates: the schema check cannot print one (`short_json` raises TypeError, so
-# `score` stops with a traceback on both cores when a line read exactly holds one: a bug of its
-# own, not the native core's).
+# Without lone surrogates: no reader makes one (`jsonvalue.loads` refuses them, as orjson does;
+# tests/test_hostile_inputs.py), and the schema check could not print one.
 WRITABLE_TEXT = [t for t in SPECIAL_TEXT if not any(0xD800 <= ord(c) < 0xE000 for c in t)]
 rule_values = st.one_of(
     norm_inputs(),
