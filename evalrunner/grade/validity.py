@@ -168,25 +168,25 @@ class Validity:
         return self._breach(value)
 
     def _breach(self, value: Any) -> Breach | None:
-        shown = short_json(value)
+        # The value is written into a message only when it breaks the schema: most values do not.
         if self.types and not any(_type_ok(value, t) for t in self.types):
             words = " or ".join(_TYPE_WORDS[t] for t in self.types)
-            return Breach("type", f"{shown} is not {words}")
+            return Breach("type", f"{short_json(value)} is not {words}")
         if self.const is not _ABSENT and not json_eq(value, self.const):
-            return Breach("const", f"{shown} is not the constant {short_json(self.const)}")
+            return Breach("const", f"{short_json(value)} is not the constant {short_json(self.const)}")
         if self.enum is not None and not any(json_eq(value, x) for x in self.enum):
-            return Breach("enum", f"{shown} is not one of {short_json(self.enum)}")
+            return Breach("enum", f"{short_json(value)} is not one of {short_json(self.enum)}")
         if type(value) is str:
             if self.compiled is not None:
                 try:
                     if self.compiled.search(value, timeout=PATTERN_TIMEOUT) is None:
-                        return Breach("pattern", f"{shown} does not match {self.pattern!r}")
+                        return Breach("pattern", f"{short_json(value)} does not match {self.pattern!r}")
                 except TimeoutError:
                     self.compiled = None  # catastrophic backtracking: taken to match, from now on
             if self.fmt is not None:
                 problem = format_problem(self.fmt, value)
                 if problem is not None:
-                    return Breach("format", f"{shown} is not a {self.fmt} ({problem})")
+                    return Breach("format", f"{short_json(value)} is not a {self.fmt} ({problem})")
         return None
 
 
