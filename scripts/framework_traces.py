@@ -1211,6 +1211,75 @@ def vercel_ai() -> None:
     write("vercel-ai-steps", steps_lines)
 
 
+# ------------------------------------------------------------------------------------ MLflow
+
+
+def mlflow_tracing() -> None:
+    """MLflow Tracing: the tools traced as TOOL spans (`@mlflow.trace`), the case id a trace tag
+    (`mlflow.update_current_trace(tags=...)`), stored in a local file store; written as each
+    trace's `to_json()` a line, `to_json(pretty=True)` one after another, and the file store's
+    own `traces.json` files (with the tags beside them, as the store keeps them)."""
+    import shutil
+    import tempfile
+
+    os.environ["MLFLOW_ALLOW_FILE_STORE"] = "true"  # the file store, kept for this
+    os.environ["MLFLOW_ENABLE_ASYNC_TRACE_LOGGING"] = "false"  # each trace stored when it ends
+    import mlflow
+    from mlflow.entities import SpanType
+
+    store = Path(tempfile.mkdtemp(prefix="evalrun-mlflow-"))
+    mlflow.set_tracking_uri(store.as_uri())
+    mlflow.set_experiment("evalrun-fixtures")
+
+    @mlflow.trace(span_type=SpanType.TOOL)
+    def get_customer(customer_id: str) -> dict[str, str]:
+        return customer(customer_id)
+
+    @mlflow.trace(span_type=SpanType.TOOL)
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        return invoice(invoice_id)
+
+    tools: dict[str, Callable[..., Any]] = {
+        "get_customer": get_customer,
+        "get_invoice": get_invoice,
+    }
+
+    @mlflow.trace(span_type=SpanType.AGENT)
+    def agent(case: str, prompt: str) -> str:
+        # the documented glue: the case id as a tag of the trace
+        mlflow.update_current_trace(tags={"case_id": case})
+        done = 0
+        while True:
+            step = turn(case, done)
+            done += 1
+            if isinstance(step, str):
+                return step
+            for name, args in step:
+                try:
+                    tools[name](**args)
+                except NotFound:
+                    continue  # the scripted model retries on the next turn
+                except RuntimeError:
+                    return TURNS[case][-1]  # type: ignore[return-value]  # it gives up
+
+    traces = []
+    for case in TURNS:
+        agent(case, PROMPTS[case])
+        traces.append(mlflow.get_trace(mlflow.get_last_active_trace_id()))
+    write("mlflow-trace-json", [json.loads(t.to_json()) for t in traces])
+    write("mlflow-trace-pretty", [], pretty="".join(t.to_json(pretty=True) + "\n" for t in traces))
+    # the file store's traces.json of each trace, with its tags beside it (where the case id is)
+    out = OUT / "mlflow-file-store"
+    shutil.rmtree(out, ignore_errors=True)
+    for t in traces:
+        found = next(store.glob(f"*/traces/{t.info.trace_id}"))
+        for part in ("artifacts/traces.json", "tags/case_id"):
+            (out / t.info.trace_id / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(found / part, out / t.info.trace_id / part)
+    print(f"wrote {out.relative_to(OUT.parent.parent.parent)}/", file=sys.stderr)
+    shutil.rmtree(store)
+
+
 # ------------------------------------------------------------------------------------- main
 
 FRAMEWORKS: dict[str, Callable[[], None]] = {
@@ -1227,6 +1296,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "haystack": haystack,
     "semantic-kernel": semantic_kernel,
     "vercel-ai": vercel_ai,
+    "mlflow": mlflow_tracing,
 }
 
 

@@ -986,6 +986,7 @@ DOC_SECTIONS = {
     "Haystack messages": "haystack",
     "Semantic Kernel chat history": "semantic-kernel",
     "Vercel AI SDK messages and steps": "vercel-ai",
+    "MLflow traces": "mlflow",
 }
 
 

@@ -70,6 +70,8 @@ FIXTURES = {
     "llamaindex-tool-results": "llamaindex",
     "haystack-messages": "haystack",
     "semantic-kernel-chat-history": "semantic-kernel",
+    "mlflow-trace-json": "mlflow",
+    "mlflow-trace-pretty": "mlflow",
     # written from the SDK's documented parts (npm only, not installable here)
     "vercel-ai-response-messages": "vercel-ai",
     "vercel-ai-steps": "vercel-ai",
