@@ -1211,6 +1211,115 @@ def vercel_ai() -> None:
     write("vercel-ai-steps", steps_lines)
 
 
+# ------------------------------------------------------------------------------------ CrewAI
+
+
+def crewai() -> None:
+    """CrewAI: one agent, one task a case, driven by a scripted LLM (a `BaseLLM`) with native
+    function calling, and again in its text (ReAct) mode; written as the task's messages
+    (`task.output.messages`) and as the tool events an event listener collects
+    (`event.to_json()` of ToolUsageStartedEvent / FinishedEvent / ErrorEvent)."""
+    os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
+    os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
+    os.environ.setdefault("OTEL_SDK_DISABLED", "true")
+    from crewai import Agent, Crew, Task
+    from crewai.events import (
+        BaseEventListener,
+        ToolUsageErrorEvent,
+        ToolUsageFinishedEvent,
+        ToolUsageStartedEvent,
+    )
+    from crewai.llms.base_llm import BaseLLM
+    from crewai.tools import tool
+    from pydantic import Field
+
+    @tool("get_customer")
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Look up a customer."""
+        return customer(customer_id)
+
+    @tool("get_invoice")
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Look up an invoice."""
+        return invoice(invoice_id)
+
+    class Scripted(BaseLLM):  # type: ignore[misc]
+        """The scenario's turns as a CrewAI LLM: tool calls as OpenAI-style calls (native function
+        calling), or, with `native=False`, as the ReAct text CrewAI parses (one tool a turn: the
+        parallel turn becomes two)."""
+
+        steps: list[Any] = Field(default_factory=list)
+        done: int = 0
+        native: bool = True
+
+        def call(self, messages: Any, tools: Any = None, *args: Any, **kwargs: Any) -> Any:
+            step = self.steps[self.done]
+            self.done += 1
+            if isinstance(step, str):
+                return step if self.native else f"Thought: I know it.\nFinal Answer: {step}"
+            if self.native:
+                return [
+                    {
+                        "id": f"call_{self.done}_{i}",
+                        "type": "function",
+                        "function": {"name": n, "arguments": json.dumps(a)},
+                    }
+                    for i, (n, a) in enumerate(step)
+                ]
+            [(name, args)] = step
+            return f"Thought: look it up.\nAction: {name}\nAction Input: {json.dumps(args)}"
+
+        def supports_function_calling(self) -> bool:
+            return self.native
+
+        def supports_stop_words(self) -> bool:
+            return False
+
+        def get_context_window_size(self) -> int:
+            return 100_000
+
+    def steps(case: str, native: bool) -> list[Any]:
+        out: list[Any] = []
+        for step in TURNS[case]:
+            if isinstance(step, str) or native:
+                out.append(step)
+            else:
+                out.extend([call] for call in step)
+        return out
+
+    events: list[Any] = []
+
+    class Collect(BaseEventListener):  # type: ignore[misc]
+        """The documented way to see a crew's tool events: a listener on the event bus."""
+
+        def setup_listeners(self, bus: Any) -> None:
+            for kind in (ToolUsageStartedEvent, ToolUsageFinishedEvent, ToolUsageErrorEvent):
+                bus.on(kind)(lambda source, event: events.append(event.to_json()))
+
+    Collect()
+    for native, form in ((True, ""), (False, "-react")):
+        messages, tool_events = [], []
+        for case in TURNS:
+            events.clear()
+            llm = Scripted(model="scripted", steps=steps(case, native), native=native)
+            agent = Agent(
+                role="billing clerk",
+                goal="Answer billing questions.",
+                backstory="You look things up.",
+                llm=llm,
+                tools=[get_customer, get_invoice],
+                verbose=False,
+            )
+            task = Task(description=PROMPTS[case], expected_output="The answer.", agent=agent)
+            Crew(agents=[agent], tasks=[task], verbose=False).kickoff()
+            assert task.output is not None
+            # the documented glue: the task's messages, or the tool events, with the case id
+            messages.append({"case_id": case, "messages": task.output.messages})
+            tool_events.append({"case_id": case, "events": list(events)})
+        write(f"crewai-task-messages{form}", messages)
+        write(f"crewai-tool-events{form}", tool_events)
+
+
 # ------------------------------------------------------------------------------------ MLflow
 
 
@@ -1296,6 +1405,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "haystack": haystack,
     "semantic-kernel": semantic_kernel,
     "vercel-ai": vercel_ai,
+    "crewai": crewai,
     "mlflow": mlflow_tracing,
 }
 

@@ -987,6 +987,7 @@ DOC_SECTIONS = {
     "Semantic Kernel chat history": "semantic-kernel",
     "Vercel AI SDK messages and steps": "vercel-ai",
     "MLflow traces": "mlflow",
+    "CrewAI tool events": "crewai",
 }
 
 
