@@ -20,7 +20,7 @@ from ...jsonvalue import json_kind, loads
 from ...model import TraceError
 from ..format import GroupKeys, LoggedRecord, NativeRecord, TraceFormat
 from ._grouping import GroupLimits, Trace, TraceGrouper
-from ._pairing import id_key
+from ._pairing import id_key, is_str_in
 from .spans import CONVENTIONS, Span, SpanConvention
 from .spans._span import json_value
 
@@ -28,8 +28,6 @@ from .spans._span import json_value
 CASE_ATTR = "evalrun.case_id"
 RUN_ATTR = "evalrun.run_id"
 WORLD_ATTR = "evalrun.world"
-# gen_ai.operation.name of a model call, whose span may carry the calls the model asked for.
-MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 
 
 OtelLimits = GroupLimits
@@ -100,6 +98,9 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
         self.group_key = group_key
         """`--group-by`: a span attribute, kept from any span of the trace."""
         self._keys = (*case_keys, *run_keys, WORLD_ATTR, *((group_key,) if group_key else ()))
+        self._markers = tuple((c.marker, c.model_kinds) for c in conventions if c.marker)
+        """(attribute, its model values) that make a span one of a convention read."""
+        self._json_ids = tuple(p for c in conventions for p in c.json_ids)
 
     def spans(self, record: Any) -> list[_Span] | str:
         return _otel_spans(record)
@@ -115,12 +116,10 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
 
     def absorb(self, trace: _Trace, span: _Span) -> int:
         attrs = span.attrs
-        if "gen_ai.operation.name" in attrs or "openinference.span.kind" in attrs:
+        marked = [is_str_in(attrs[m], kinds) for m, kinds in self._markers if m in attrs]
+        if marked:
             trace.genai = True
-            if attrs.get("gen_ai.operation.name") in MODEL_OPERATIONS or (
-                attrs.get("openinference.span.kind") == "LLM"
-            ):
-                trace.models = True
+            trace.models = trace.models or any(marked)
         else:
             if len(trace.unknown) < 3:
                 trace.unknown.append(span.name or "(unnamed)")
@@ -128,6 +127,8 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
                 trace.tools_named += 1
         for key in self._keys:
             value = attribute(attrs, key)
+            if type(value) is str and self._json_ids and key.startswith(self._json_ids):
+                value = _json_text(value)
             if value is not None:
                 seen = trace.ids.setdefault(key, value)
                 if seen != value and trace.conflict is None:
@@ -165,10 +166,11 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
         if case_id is None:
             looked = " or ".join(self.case_keys)
             if not trace.genai:
+                markers = ", ".join(m for m, _ in self._markers)
                 return TraceError(
                     trace.source,
                     f"{where} ({trace.spans} spans) is no agent run: no span has "
-                    f"gen_ai.operation.name, openinference.span.kind or {looked}",
+                    f"{markers} or {looked}",
                 )
             return TraceError(trace.source, f"{where}: no span has the attribute {looked}")
         calls = _calls(trace)
@@ -219,6 +221,18 @@ def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
             + "; see docs/trace-formats.md for the span conventions evalrun reads"
         )
     return []
+
+
+def _json_text(value: str) -> Any:
+    """An attribute kept as JSON text (`"\"retry\""`), decoded: a JSON string's text; anything
+    else as it is (an object or list is walked into where it is read)."""
+    if value[:1] == '"':
+        try:
+            decoded = loads(value)
+        except ValueError:
+            return value
+        return decoded if type(decoded) is str else value
+    return value
 
 
 def _mentions_tools(name: str, attrs: dict[str, Any]) -> bool:

@@ -28,6 +28,9 @@ NEVER_RECORDED = {
 }
 
 
+# gen_ai.operation.name of a model call, whose span may carry the calls the model asked for.
+MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+
 # pydantic-ai's tool span before it wrote gen_ai.operation.name: its name is its own.
 PYDANTIC_AI_TOOL_SPAN = "running tool"
 
@@ -152,4 +155,6 @@ CONVENTION = SpanConvention(
     "LangChain inputs unwrapped), `gen_ai.tool.call.result` (`tool_response`), the span status",
     read=read,
     case_keys=("traceloop.association.properties.case_id",),
+    marker="gen_ai.operation.name",
+    model_kinds=MODEL_OPERATIONS,
 )
