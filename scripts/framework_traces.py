@@ -1320,6 +1320,81 @@ def crewai() -> None:
         write(f"crewai-tool-events{form}", tool_events)
 
 
+# ---------------------------------------------------------------------------------- Langfuse
+
+
+def langfuse_tracing() -> None:
+    """Langfuse's OpenTelemetry spans: the client given an in-memory `span_exporter` (what its
+    OTLP exporter would send; nothing leaves the machine), the tools `@observe(as_type="tool")`,
+    each model turn a `generation` observation whose output is the assistant message, the case
+    id trace metadata (`propagate_attributes(metadata=...)`); written as `to_json()` a line."""
+    from langfuse import Langfuse, observe, propagate_attributes
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    client = Langfuse(
+        public_key="pk-lf-fixtures",
+        secret_key="sk-lf-fixtures",
+        base_url="http://127.0.0.1:9",  # never reached: the spans go to the exporter given
+        span_exporter=exporter,
+    )
+
+    @observe(as_type="tool")
+    def get_customer(customer_id: str) -> dict[str, str]:
+        return customer(customer_id)
+
+    @observe(as_type="tool")
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        return invoice(invoice_id)
+
+    tools: dict[str, Callable[..., Any]] = {
+        "get_customer": get_customer,
+        "get_invoice": get_invoice,
+    }
+
+    @observe(as_type="agent")
+    def agent(case: str) -> str:
+        # the documented glue: the case id as trace metadata, on every span of the run
+        with propagate_attributes(metadata={"case_id": case}):
+            messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPTS[case]}]
+            done = 0
+            while True:
+                step = turn(case, done)
+                with client.start_as_current_observation(
+                    as_type="generation", name="chat", model="scripted", input=list(messages)
+                ) as generation:
+                    if isinstance(step, str):
+                        generation.update(output={"role": "assistant", "content": step})
+                        return step
+                    calls = [
+                        {
+                            "id": f"call_{done}_{i}",
+                            "type": "function",
+                            "function": {"name": n, "arguments": json.dumps(a)},
+                        }
+                        for i, (n, a) in enumerate(step)
+                    ]
+                    message = {"role": "assistant", "content": None, "tool_calls": calls}
+                    generation.update(output=message)
+                messages.append(message)
+                done += 1
+                for call, (name, args) in zip(calls, step):
+                    try:
+                        reply = json.dumps(tools[name](**args))
+                    except NotFound as e:
+                        reply = f"Error: {e}"
+                    except RuntimeError:
+                        return TURNS[case][-1]  # type: ignore[return-value]  # it gives up
+                    messages.append({"role": "tool", "tool_call_id": call["id"], "content": reply})
+
+    for case in TURNS:
+        agent(case)
+    client.flush()
+    spans = exporter.get_finished_spans()
+    write("langfuse-spans", [json.loads(s.to_json(indent=None)) for s in spans])
+    client.shutdown()
+
+
 # ------------------------------------------------------------------------------------ MLflow
 
 
@@ -1406,6 +1481,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "semantic-kernel": semantic_kernel,
     "vercel-ai": vercel_ai,
     "crewai": crewai,
+    "langfuse": langfuse_tracing,
     "mlflow": mlflow_tracing,
 }
 

@@ -230,3 +230,77 @@ def test_crewai_events_are_read_in_the_order_crewai_emitted_them(tmp_path):
     for run in runs:
         run["events"].reverse()
     assert verdicts(score(write(tmp_path / "reversed.jsonl", runs))) == SCENARIO
+
+
+# ---------------------------------------------------------------------------------- Langfuse
+
+
+def langfuse_spans() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (DATA / "langfuse-spans.jsonl").read_text().splitlines()]
+
+
+def _observed(span: dict[str, Any]) -> Any:
+    return span["attributes"].get("langfuse.observation.type")
+
+
+def test_langfuse_trace_metadata_is_json_text_read_decoded():
+    spans = langfuse_spans()
+    assert {s["attributes"]["langfuse.trace.metadata.case_id"] for s in spans} == {
+        f'"{case}"' for case in SCENARIO
+    }
+    doc = score(DATA / "langfuse-spans.jsonl", "--group-by", "langfuse.trace.metadata.case_id")
+    assert set(doc["summary"]["groups"]) == set(SCENARIO)
+
+
+def test_langfuse_tool_observations_with_positional_arguments_fall_back_on_the_generations(
+    tmp_path,
+):
+    """`@observe` records a call `tool("C-1")` as {"args": ["C-1"], "kwargs": {}}: no names. The
+    generations' tool calls have them, and the tool observations still say which failed."""
+    spans = langfuse_spans()
+    for span in spans:
+        attrs = span["attributes"]
+        if _observed(span) == "tool":
+            kwargs = json.loads(attrs["langfuse.observation.input"])["kwargs"]
+            attrs["langfuse.observation.input"] = json.dumps(
+                {"args": [*kwargs.values()]} | {"kwargs": {}}
+            )
+    assert verdicts(score(write(tmp_path / "positional.jsonl", spans))) == SCENARIO
+    alone = [s for s in spans if _observed(s) != "generation"]
+    doc = score(write(tmp_path / "alone.jsonl", alone), exit_code=2)
+    assert doc["runs"] == [] and len(doc["errors"]) == 4
+    assert all("not the arguments object" in e["error"] for e in doc["errors"])
+
+
+def test_langfuse_generations_alone_are_the_calls_but_keep_no_error_flag(tmp_path):
+    spans = [s for s in langfuse_spans() if _observed(s) != "tool"]
+    path = write(tmp_path / "generations.jsonl", spans)
+    doc = score(path)
+    assert doc["errors"] == []
+    assert {c: v[0] for c, v in verdicts(doc).items()} == {
+        "retry": "fail",
+        "lookup": "pass",
+        "parallel": "pass",
+        "raised": "pass",  # the agent gave up: no reply to the call was ever sent to the model
+    }
+    # the replies the model was sent are the agent's own error text: --error-pattern names it
+    doc = score(path, "--error-pattern", "^Error: ")
+    assert verdicts(doc)["retry"] == SCENARIO["retry"]
+
+
+def test_langfuse_level_error_alone_marks_an_errored_attempt(tmp_path):
+    spans = langfuse_spans()
+    for span in spans:
+        span["status"] = {"status_code": "UNSET"}
+    assert verdicts(score(write(tmp_path / "level.jsonl", spans))) == SCENARIO
+    for span in spans:
+        span["attributes"].pop("langfuse.observation.level", None)
+    assert verdicts(score(write(tmp_path / "none.jsonl", spans)))["retry"][0] == "fail"
+
+
+def test_a_langfuse_trace_that_made_no_call_is_a_run_of_none(tmp_path):
+    """Its spans are a convention evalrun reads (langfuse.observation.type): not the guard's
+    'no span is in a convention evalrun reads'."""
+    spans = [s for s in langfuse_spans() if _observed(s) == "agent"]
+    doc = score(write(tmp_path / "agents.jsonl", spans))
+    assert doc["errors"] == [] and [r["calls"] for r in doc["runs"]] == [[]] * 4

@@ -72,6 +72,7 @@ FIXTURES = {
     "semantic-kernel-chat-history": "semantic-kernel",
     "crewai-task-messages": "openai-chat",
     "crewai-tool-events": "crewai",
+    "langfuse-spans": "otel",
     "mlflow-trace-json": "mlflow",
     "mlflow-trace-pretty": "mlflow",
     # written from the SDK's documented parts (npm only, not installable here)
