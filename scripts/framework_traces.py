@@ -1320,6 +1320,97 @@ def crewai() -> None:
         write(f"crewai-tool-events{form}", tool_events)
 
 
+# -------------------------------------------------------------------------------------- Agno
+
+
+def agno() -> None:
+    """Agno: an Agent with a scripted model (a `Model` whose `invoke` answers the scenario's
+    turns; Agno runs the tools, catching what they raise), the case id in the run's metadata
+    (`agent.run(..., metadata={"case_id": ...})`); written as `RunOutput.to_dict()` a line, and
+    the run's `messages` beside the case id, and the tables of a `JsonDb` store."""
+    import logging
+    import shutil
+    import tempfile
+    from dataclasses import dataclass
+
+    from agno.agent import Agent
+    from agno.db.json import JsonDb
+    from agno.models.base import Model
+    from agno.models.response import ModelResponse
+
+    logging.getLogger("agno").setLevel(logging.CRITICAL)
+
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Look up a customer."""
+        return customer(customer_id)
+
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Look up an invoice."""
+        return invoice(invoice_id)
+
+    @dataclass
+    class Scripted(Model):  # type: ignore[misc]
+        """The scenario's turns as an Agno model."""
+
+        id: str = "scripted"
+        name: str = "Scripted"
+        provider: str = "evalrun"
+        case: str = ""
+        done: int = 0
+
+        def invoke(self, *args: Any, **kwargs: Any) -> Any:
+            step = turn(self.case, self.done)
+            self.done += 1
+            if isinstance(step, str):
+                return ModelResponse(role="assistant", content=step)
+            calls = [
+                {
+                    "id": f"call_{self.done}_{i}",
+                    "type": "function",
+                    "function": {"name": n, "arguments": json.dumps(a)},
+                }
+                for i, (n, a) in enumerate(step)
+            ]
+            return ModelResponse(role="assistant", tool_calls=calls)
+
+        async def ainvoke(self, *args: Any, **kwargs: Any) -> Any:
+            return self.invoke()
+
+        def invoke_stream(self, *args: Any, **kwargs: Any) -> Any:
+            yield self.invoke()
+
+        async def ainvoke_stream(self, *args: Any, **kwargs: Any) -> Any:
+            yield self.invoke()
+
+        def _parse_provider_response(self, response: Any, **kwargs: Any) -> Any:
+            return response
+
+        def _parse_provider_response_delta(self, response: Any) -> Any:
+            return response
+
+    store = Path(tempfile.mkdtemp(prefix="evalrun-agno-"))
+    db = JsonDb(db_path=str(store))
+    outputs, messages = [], []
+    for case in TURNS:
+        agent = Agent(
+            model=Scripted(case=case), tools=[get_customer, get_invoice], db=db, telemetry=False
+        )
+        # the documented glue: the case id in the run's metadata
+        run = agent.run(PROMPTS[case], metadata={"case_id": case})
+        outputs.append(run.to_dict())
+        messages.append({"case_id": case, "messages": [m.to_dict() for m in run.messages or []]})
+    write("agno-run-output", outputs)
+    write("agno-run-messages", messages)
+    # the store's tables as it writes them: the runs (one row a run) and the sessions
+    out = OUT / "agno-jsondb"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir()
+    for table in ("agno_runs.json", "agno_sessions.json"):
+        shutil.copyfile(store / table, out / table)
+    print(f"wrote {out.relative_to(OUT.parent.parent.parent)}/", file=sys.stderr)
+    shutil.rmtree(store)
+
+
 # ---------------------------------------------------------------------------------- Langfuse
 
 
@@ -1481,6 +1572,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "semantic-kernel": semantic_kernel,
     "vercel-ai": vercel_ai,
     "crewai": crewai,
+    "agno": agno,
     "langfuse": langfuse_tracing,
     "mlflow": mlflow_tracing,
 }

@@ -988,6 +988,7 @@ DOC_SECTIONS = {
     "Vercel AI SDK messages and steps": "vercel-ai",
     "MLflow traces": "mlflow",
     "CrewAI tool events": "crewai",
+    "Agno runs": "agno",
 }
 
 

@@ -73,6 +73,8 @@ FIXTURES = {
     "crewai-task-messages": "openai-chat",
     "crewai-tool-events": "crewai",
     "langfuse-spans": "otel",
+    "agno-run-output": "openai-chat",
+    "agno-run-messages": "openai-chat",
     "mlflow-trace-json": "mlflow",
     "mlflow-trace-pretty": "mlflow",
     # written from the SDK's documented parts (npm only, not installable here)
