@@ -67,6 +67,7 @@ class UnknownTools:
             shown += f", and {rest:,}{' or more' if self.more else ''} more"
         return (
             f"{self.calls:,} call(s) in the runs name {tools} no schema defines: {shown}; they "
-            "are compared as JSON, under no rule. If the traces name the tools otherwise than "
-            "the tool files do (a plugin-qualified name, a renamed tool), name them alike"
+            "are compared as JSON, under no rule: a tool the agent made up, or the traces name "
+            "the tools otherwise than the tool files do (a plugin-qualified name, a renamed "
+            "tool: name them alike)"
         )
