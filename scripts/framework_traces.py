@@ -233,6 +233,45 @@ def pydantic_ai() -> None:
                 write("genai-chat-spans", chat)
 
 
+def pydantic_ai_rejected() -> None:
+    """A call pydantic-ai rejects before running it: the model asks for a tool the agent does
+    not have (`get_client`), pydantic-ai answers "Unknown tool name" and runs no tool (no
+    execute_tool span), the model retries with the right one. The `retry` case, as spans (v5)
+    and as messages."""
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.instrumentation import Instrumentation
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+    steps: list[Any] = [
+        [("get_client", {"customer_id": "C-1"})],
+        [("get_customer", {"customer_id": "C-1"})],
+        "Dana Whitfield is customer C-1.",
+    ]
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        step = steps[sum(1 for m in messages if m.kind == "response")]
+        if isinstance(step, str):
+            return ModelResponse(parts=[TextPart(step)])
+        return ModelResponse(parts=[ToolCallPart(tool, args) for tool, args in step])
+
+    spans = SpanFile()
+    settings = InstrumentationSettings(tracer_provider=spans.provider, version=5)
+    agent: Agent[None, str] = Agent(capabilities=[Instrumentation(settings=settings)], retries=3)
+
+    @agent.tool_plain
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Get a customer."""
+        return customer(customer_id)
+
+    with case_span(spans, "retry"):
+        result = agent.run_sync(PROMPTS["retry"], model=FunctionModel(respond))
+    write("pydantic-ai-spans-v5-unknown-tool", spans.flat())
+    messages = json.loads(result.all_messages_json())
+    write("pydantic-ai-messages-unknown-tool", [{"case_id": "retry", "messages": messages}])
+
+
 # ------------------------------------------------------------------------ OpenAI Agents SDK
 
 
@@ -1559,6 +1598,7 @@ def mlflow_tracing() -> None:
 
 FRAMEWORKS: dict[str, Callable[[], None]] = {
     "pydantic-ai": pydantic_ai,
+    "pydantic-ai-rejected": pydantic_ai_rejected,
     "openai-agents": openai_agents,
     "langgraph": langgraph,
     "openai-client": openai_client,

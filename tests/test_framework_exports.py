@@ -335,3 +335,68 @@ def test_agno_tool_call_error_is_what_marks_the_failed_call(tmp_path):
     path.write_text(json.dumps(rows, indent=2))
     # Agno's reply is the exception's text alone: without the flag, a call that succeeded
     assert {c: v[0] for c, v in verdicts(score(path)).items()}["retry"] == "fail"
+
+
+# ----------------------------------------------- calls a framework rejected before running them
+
+
+def rejected_spans() -> list[dict[str, Any]]:
+    path = DATA / "pydantic-ai-spans-v5-unknown-tool.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def calls_of(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    [run] = doc["runs"]
+    return [(c["tool"], c["label"]) for c in run["calls"]]
+
+
+REJECTED = [("get_client", "errored"), ("get_customer", "exact")]
+
+
+def test_a_call_pydantic_ai_rejected_before_running_it_is_read_from_its_spans():
+    """The model asked for get_client, which the agent has not: pydantic-ai answered "Unknown
+    tool name" and ran no tool. Its spans hold the call only in the chat spans; read as the
+    messages read it, an errored attempt (the exact-match check fails the run, evalrun not)."""
+    spans = score(DATA / "pydantic-ai-spans-v5-unknown-tool.jsonl")
+    messages = score(DATA / "pydantic-ai-messages-unknown-tool.jsonl")
+    assert calls_of(spans) == calls_of(messages) == REJECTED
+    assert verdicts(spans) == {"retry": SCENARIO["retry"]}
+    assert not any(
+        s["attributes"].get("gen_ai.tool.name") == "get_client" for s in rejected_spans()
+    )
+
+
+def _without(spans: list[dict[str, Any]], drop: Any) -> list[dict[str, Any]]:
+    for span in spans:
+        drop(span["attributes"])
+    return spans
+
+
+def test_a_requested_call_without_a_reply_is_not_read_as_rejected(tmp_path):
+    """Nothing says a call no tool span ran was rejected unless the framework answered it (an
+    output tool ends the run unanswered; a trace may be cut short): such a call is left out."""
+
+    def no_reply(attrs: dict[str, Any]) -> None:
+        if "gen_ai.input.messages" in attrs:
+            messages = json.loads(attrs["gen_ai.input.messages"])
+            for m in messages:
+                m["parts"] = [p for p in m["parts"] if p.get("name") != "get_client"]
+            attrs["gen_ai.input.messages"] = json.dumps(messages)
+
+    doc = score(write(tmp_path / "t.jsonl", _without(rejected_spans(), no_reply)))
+    assert calls_of(doc) == [("get_customer", "exact")]
+
+
+def test_rejected_calls_are_read_only_when_every_tool_span_keeps_its_call_id(tmp_path):
+    def no_ids(attrs: dict[str, Any]) -> None:
+        attrs.pop("gen_ai.tool.call.id", None)
+
+    doc = score(write(tmp_path / "t.jsonl", _without(rejected_spans(), no_ids)))
+    assert calls_of(doc) == [("get_customer", "exact")]
+
+
+def test_rejected_calls_keep_their_place_without_start_times(tmp_path):
+    spans = rejected_spans()
+    for span in spans:
+        del span["start_time"]
+    assert calls_of(score(write(tmp_path / "t.jsonl", spans))) == REJECTED

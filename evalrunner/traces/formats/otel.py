@@ -57,6 +57,10 @@ class _Trace(Trace):
     """(start time, arrival, call id, native call) of each call a model asked for."""
     replies: dict[Any, dict[str, Any]] = field(default_factory=dict)
     """Replies to requested calls, by call id."""
+    ran: set[Any] = field(default_factory=set)
+    """The call ids of the tool spans that keep one (`SpanRead.tool_id`)."""
+    unidentified: int = 0
+    """Tool spans that keep no call id: which requested calls they ran is not known."""
     ids: dict[str, Any] = field(default_factory=dict)
     """The ids and world found on any span, by the key they were found at."""
     notes: list[str] = field(default_factory=list)
@@ -147,6 +151,11 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
             if found.tool is not None:
                 trace.calls.append((span.start, trace.spans, found.tool))
                 held += _held(found.tool)
+                key = id_key(found.tool_id)
+                if key is None:
+                    trace.unidentified += 1
+                else:
+                    trace.ran.add(key)
             for call_id, call in found.requested:
                 trace.requested.append((span.start, trace.spans, call_id, call))
                 held += _held(call)
@@ -206,7 +215,10 @@ def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
     executed = [c for _, _, c in _ordered(trace.calls)]
     unusable = [c for c in executed if "args" not in c or "args_unusable" in c]
     if executed and not unusable:
-        return executed
+        rejected = _rejected(trace)
+        if not rejected:
+            return executed
+        return [c for _, _, c in _ordered([*trace.calls, *rejected], by_arrival=True)]
     requested = _requested(trace)
     bare = [c for c in requested if "args" not in c]
     if requested and not bare and not trace.unrecorded:
@@ -307,10 +319,36 @@ def _not_recorded(
     )
 
 
-def _ordered(items: list[Any]) -> list[Any]:
+def _ordered(items: list[Any], *, by_arrival: bool = False) -> list[Any]:
+    """By start time (then arrival) when every item has one; else as they came (`by_arrival`:
+    by their arrival numbers, for items gathered from more than one list)."""
     if all(item[0] is not None for item in items):
         return sorted(items, key=lambda c: (c[0], c[1]))
-    return items
+    return sorted(items, key=lambda c: c[1]) if by_arrival else items
+
+
+def _rejected(trace: _Trace) -> list[tuple[int | None, int, dict[str, Any]]]:
+    """Calls a model asked for that the framework answered without running them: a requested
+    call whose id no tool span ran, while every tool span of the trace keeps its call's id, and
+    whose reply a later model span was sent (pydantic-ai's "Unknown tool name: ..."). Each is an
+    errored attempt, at its model span's place; its reply is the error. A requested call with no
+    reply (an output tool that ended the run, a trace cut short) is not one: nothing says it
+    was rejected."""
+    if trace.unidentified or not trace.ran:
+        return []
+    out, seen = [], set()
+    for start, arrival, call_id, call in trace.requested:
+        key = id_key(call_id)
+        if key is None or key in seen or key in trace.ran:
+            continue
+        seen.add(key)
+        reply = trace.replies.get(key)
+        if reply is None or "args" not in call:
+            continue
+        result = reply.get("result")
+        error = result if type(result) is str and result else True
+        out.append((start, arrival, {**call, **reply, "error": error}))
+    return out
 
 
 def _requested(trace: _Trace) -> list[dict[str, Any]]:

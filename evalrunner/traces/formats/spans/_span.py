@@ -31,6 +31,8 @@ class SpanRead:
     """A call a tool ran, as a native call; without "args" when the span did not record them
     ("args_hidden" says where they were hidden), "args_unusable" when it recorded something
     else."""
+    tool_id: Any = None
+    """The id of the call the tool span ran (`gen_ai.tool.call.id`), when the span keeps it."""
     requested: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)
     """(call id, native call) of each call a model asked for in its output."""
     replies: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)

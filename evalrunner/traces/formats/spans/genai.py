@@ -75,7 +75,7 @@ def read(span: Span) -> SpanRead | None:
         call["error"] = True  # Strands' own status of the tool's run
     if span.error:
         call["error"] = attrs.get("error.type") or span.message or True
-    return SpanRead(tool=call)
+    return SpanRead(tool=call, tool_id=attrs.get("gen_ai.tool.call.id"))
 
 
 def _from_events(span: Span, call: dict[str, Any]) -> None:
