@@ -1,6 +1,8 @@
 """Drive real agent frameworks offline through one scenario; write the traces they record.
 
-    make fixtures        (installs the `frameworks` extra in .venv/frameworks, runs this)
+    make fixtures        (installs the `frameworks` extra in .venv/frameworks, runs this;
+                          then each of OWN_VENV in .venv/frameworks-NAME, its extra
+                          `frameworks-NAME`, and runs this with its name there)
 
 Each framework runs with its own test or fake model (no network, no API key) through the same
 four runs, one per case of tests/data/frameworks/cases.json:
@@ -1618,12 +1620,18 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
 }
 
 
+OWN_VENV = ("mlflow", "langfuse", "crewai", "agno")
+"""Frameworks driven each in a venv of its own (`make fixtures`: the extra `frameworks-NAME`):
+installed here beside nothing else, their pins not checked against the `frameworks` extra's.
+Without names, this script runs the others (the `frameworks` extra's)."""
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("frameworks", nargs="*", choices=[*FRAMEWORKS, []], default=[])
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
-    for name in args.frameworks or FRAMEWORKS:
+    for name in args.frameworks or [n for n in FRAMEWORKS if n not in OWN_VENV]:
         FRAMEWORKS[name]()
     asyncio.set_event_loop(None)
 
