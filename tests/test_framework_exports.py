@@ -400,3 +400,18 @@ def test_rejected_calls_keep_their_place_without_start_times(tmp_path):
     for span in spans:
         del span["start_time"]
     assert calls_of(score(write(tmp_path / "t.jsonl", spans))) == REJECTED
+
+
+def test_langfuse_observations_of_odd_shapes_are_errors_or_nothing_never_a_crash(tmp_path):
+    spans = [
+        s
+        for s in langfuse_spans()
+        if s["attributes"]["langfuse.trace.metadata.case_id"] == '"lookup"'
+    ]
+    tool = next(s for s in spans if _observed(s) == "tool")
+    tool["name"] = ""
+    generation = next(s for s in spans if _observed(s) == "generation")
+    generation["attributes"]["langfuse.observation.output"] = json.dumps({"tool_calls": "x"})
+    doc = score(write(tmp_path / "odd.jsonl", spans), exit_code=2)
+    [error] = doc["errors"]
+    assert "a Langfuse tool observation has no name" in error["error"]

@@ -35,12 +35,15 @@ def read(span: Span) -> SpanRead | None:
     attrs = span.attrs
     kind = attrs.get(TYPE)
     if kind == "tool":
+        if not span.name:
+            return SpanRead(note="a Langfuse tool observation has no name")
         return SpanRead(tool=_tool(span))
     if kind != "generation":
         return None
     found = SpanRead()
     for message in _messages(json_value(attrs.get(OUTPUT))):
-        for tc in message.get("tool_calls") or ():
+        tool_calls = message.get("tool_calls")
+        for tc in tool_calls if type(tool_calls) is list else ():
             call = _requested(tc)
             if call is None:
                 found.note = f'generation "{span.name}" has a tool call without a name'
