@@ -1533,9 +1533,11 @@ def langfuse_tracing() -> None:
 def mlflow_tracing() -> None:
     """MLflow Tracing: the tools traced as TOOL spans (`@mlflow.trace`), the case id a trace tag
     (`mlflow.update_current_trace(tags=...)`), stored in a local file store; written as each
-    trace's `to_json()` a line, `to_json(pretty=True)` one after another, and the file store's
-    own `traces.json` files (with the tags beside them, as the store keeps them)."""
+    trace's `to_json()` a line, what `mlflow traces get` prints for each, one after another, and
+    the file store's own `traces.json` files (with the tags beside them, as the store keeps
+    them)."""
     import shutil
+    import subprocess
     import tempfile
 
     os.environ["MLFLOW_ALLOW_FILE_STORE"] = "true"  # the file store, kept for this
@@ -1583,7 +1585,19 @@ def mlflow_tracing() -> None:
         agent(case, PROMPTS[case])
         traces.append(mlflow.get_trace(mlflow.get_last_active_trace_id()))
     write("mlflow-trace-json", [json.loads(t.to_json()) for t in traces])
-    write("mlflow-trace-pretty", [], pretty="".join(t.to_json(pretty=True) + "\n" for t in traces))
+    # what `mlflow traces get --trace-id ID` prints for each (indented JSON), one after another
+    env = {**os.environ, "MLFLOW_TRACKING_URI": store.as_uri()}
+    printed = [
+        subprocess.run(
+            [sys.executable, "-m", "mlflow", "traces", "get", "--trace-id", t.info.trace_id],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for t in traces
+    ]
+    write("mlflow-traces-get", [], pretty="".join(printed))
     # the file store's traces.json of each trace, with its tags beside it (where the case id is)
     out = OUT / "mlflow-file-store"
     shutil.rmtree(out, ignore_errors=True)

@@ -76,7 +76,7 @@ FIXTURES = {
     "agno-run-output": "openai-chat",
     "agno-run-messages": "openai-chat",
     "mlflow-trace-json": "mlflow",
-    "mlflow-trace-pretty": "mlflow",
+    "mlflow-traces-get": "mlflow",
     # written from the SDK's documented parts (npm only, not installable here)
     "vercel-ai-response-messages": "vercel-ai",
     "vercel-ai-steps": "vercel-ai",
