@@ -104,7 +104,12 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
         self._keys = (*case_keys, *run_keys, WORLD_ATTR, *((group_key,) if group_key else ()))
         self._markers = tuple((c.marker, c.model_kinds) for c in conventions if c.marker)
         """(attribute, its model values) that make a span one of a convention read."""
-        self._json_ids = tuple(p for c in conventions for p in c.json_ids)
+        json_ids = tuple(p for c in conventions for p in c.json_ids)
+        self._lookups = tuple(
+            (key, _prefixes(key), bool(json_ids) and key.startswith(json_ids)) for key in self._keys
+        )
+        """Each key looked for on every span, split once (`_prefixes`), and whether its value is
+        JSON text (`SpanConvention.json_ids`)."""
 
     def spans(self, record: Any) -> list[_Span] | str:
         return _otel_spans(record)
@@ -129,9 +134,14 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
                 trace.unknown.append(span.name or "(unnamed)")
             if _mentions_tools(span.name, attrs):
                 trace.tools_named += 1
-        for key in self._keys:
-            value = attribute(attrs, key)
-            if type(value) is str and self._json_ids and key.startswith(self._json_ids):
+        for key, prefixes, json_text in self._lookups:
+            value = attrs.get(key)
+            if value is None:
+                for name, rest in prefixes:
+                    if name in attrs:
+                        value = walk(attrs[name], rest)
+                        break
+            if json_text and type(value) is str:
                 value = _json_text(value)
             if value is not None:
                 seen = trace.ids.setdefault(key, value)
@@ -385,20 +395,15 @@ def _carry_errors(requested: list[dict[str, Any]], executed: list[dict[str, Any]
                 call["result"] = ran[n]["result"]
 
 
-def attribute(attrs: dict[str, Any], key: str) -> Any:
-    """The value at a dotted key: an attribute of that name, else the longest attribute name the
-    key starts with, then a path into its value (a JSON string is read as JSON): pydantic-ai keeps
-    `agent.run(metadata=...)` as the attribute `metadata`, a JSON string, so `metadata.case_id`
-    reaches into it."""
-    value = attrs.get(key)
-    if value is not None:
-        return value
+def _prefixes(key: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Where a dotted key's value may be, after the attribute of that very name: the attribute
+    names it starts with, longest first, each with the path left into its value (a JSON string is
+    read as JSON there). pydantic-ai keeps `agent.run(metadata=...)` as the attribute `metadata`,
+    a JSON string, so `metadata.case_id` reaches into it."""
     parts = key.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        name = ".".join(parts[:cut])
-        if name in attrs:
-            return walk(attrs[name], parts[cut:])
-    return None
+    return tuple(
+        (".".join(parts[:cut]), tuple(parts[cut:])) for cut in range(len(parts) - 1, 0, -1)
+    )
 
 
 def walk(value: Any, parts: list[str] | tuple[str, ...]) -> Any:
