@@ -5,7 +5,9 @@
 #               mypy, Dask, Playwright), runs ruff, mypy and pytest
 #   make fuzz   the long fuzz run (make test runs a short one)
 #   make fixtures  creates .venv/frameworks with the agent frameworks (the frameworks extra) and
-#               rewrites tests/data/frameworks/ with scripts/framework_traces.py (offline)
+#               rewrites tests/data/frameworks/ with scripts/framework_traces.py (offline); the
+#               frameworks of OWN_FRAMEWORKS each in .venv/frameworks-NAME (its extra
+#               frameworks-NAME)
 #   make integrations  creates .venv/integrations with Inspect AI, DeepEval and MLflow (the
 #               integrations extra, about 1.2 GB: kept out of the dev environment) and runs
 #               tests/test_integrations.py there, offline
@@ -24,6 +26,9 @@ BENCH_STAMP := $(BENCH_VENV)/.installed
 BENCH_ARGS  ?=
 FRAMEWORKS_VENV  := $(VENV)/frameworks
 FRAMEWORKS_STAMP := $(FRAMEWORKS_VENV)/.installed
+# frameworks driven each in a venv of its own (scripts/framework_traces.py OWN_VENV)
+OWN_FRAMEWORKS   := mlflow langfuse crewai agno
+OWN_STAMPS       := $(foreach f,$(OWN_FRAMEWORKS),$(VENV)/frameworks-$(f)/.installed)
 FUZZ_EXAMPLES ?= 20000
 INTEGRATIONS_VENV  := $(VENV)/integrations
 INTEGRATIONS_STAMP := $(INTEGRATIONS_VENV)/.installed
@@ -108,8 +113,15 @@ $(FRAMEWORKS_STAMP): pyproject.toml
 	$(FRAMEWORKS_VENV)/bin/python -m pip install --quiet -e '.[frameworks]'
 	touch $(FRAMEWORKS_STAMP)
 
-fixtures: $(FRAMEWORKS_STAMP)
+$(VENV)/frameworks-%/.installed: pyproject.toml
+	test -x $(VENV)/frameworks-$*/bin/python || $(PYTHON) -m venv $(VENV)/frameworks-$*
+	$(VENV)/frameworks-$*/bin/python -m pip install --quiet --upgrade pip
+	$(VENV)/frameworks-$*/bin/python -m pip install --quiet -e '.[frameworks-$*]'
+	touch $@
+
+fixtures: $(FRAMEWORKS_STAMP) $(OWN_STAMPS)
 	$(FRAMEWORKS_VENV)/bin/python scripts/framework_traces.py
+	for f in $(OWN_FRAMEWORKS); do $(VENV)/frameworks-$$f/bin/python scripts/framework_traces.py $$f || exit 1; done
 
 $(INTEGRATIONS_STAMP): pyproject.toml
 	test -x $(INTEGRATIONS_VENV)/bin/python || $(PYTHON) -m venv $(INTEGRATIONS_VENV)

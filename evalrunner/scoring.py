@@ -193,6 +193,9 @@ def finish_summary(
         *(str(s) for s in skipped),
         *(note for _, note in summary.notes),
     ]
+    unknown = summary.unknown_tools.warning()
+    if unknown is not None:
+        summary.warnings.append(unknown)
     if group_by is not None and summary.runs and set(summary.groups) == {NO_GROUP}:
         summary.warnings.append(no_group_found(group_by))
     if summary.folded:

@@ -1,6 +1,8 @@
 """Drive real agent frameworks offline through one scenario; write the traces they record.
 
-    make fixtures        (installs the `frameworks` extra in .venv/frameworks, runs this)
+    make fixtures        (installs the `frameworks` extra in .venv/frameworks, runs this;
+                          then each of OWN_VENV in .venv/frameworks-NAME, its extra
+                          `frameworks-NAME`, and runs this with its name there)
 
 Each framework runs with its own test or fake model (no network, no API key) through the same
 four runs, one per case of tests/data/frameworks/cases.json:
@@ -231,6 +233,45 @@ def pydantic_ai() -> None:
                     if s["attributes"].get("gen_ai.operation.name") != "execute_tool"
                 ]
                 write("genai-chat-spans", chat)
+
+
+def pydantic_ai_rejected() -> None:
+    """A call pydantic-ai rejects before running it: the model asks for a tool the agent does
+    not have (`get_client`), pydantic-ai answers "Unknown tool name" and runs no tool (no
+    execute_tool span), the model retries with the right one. The `retry` case, as spans (v5)
+    and as messages."""
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.instrumentation import Instrumentation
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+    steps: list[Any] = [
+        [("get_client", {"customer_id": "C-1"})],
+        [("get_customer", {"customer_id": "C-1"})],
+        "Dana Whitfield is customer C-1.",
+    ]
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        step = steps[sum(1 for m in messages if m.kind == "response")]
+        if isinstance(step, str):
+            return ModelResponse(parts=[TextPart(step)])
+        return ModelResponse(parts=[ToolCallPart(tool, args) for tool, args in step])
+
+    spans = SpanFile()
+    settings = InstrumentationSettings(tracer_provider=spans.provider, version=5)
+    agent: Agent[None, str] = Agent(capabilities=[Instrumentation(settings=settings)], retries=3)
+
+    @agent.tool_plain
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Get a customer."""
+        return customer(customer_id)
+
+    with case_span(spans, "retry"):
+        result = agent.run_sync(PROMPTS["retry"], model=FunctionModel(respond))
+    write("pydantic-ai-spans-v5-unknown-tool", spans.flat())
+    messages = json.loads(result.all_messages_json())
+    write("pydantic-ai-messages-unknown-tool", [{"case_id": "retry", "messages": messages}])
 
 
 # ------------------------------------------------------------------------ OpenAI Agents SDK
@@ -1211,10 +1252,369 @@ def vercel_ai() -> None:
     write("vercel-ai-steps", steps_lines)
 
 
+# ------------------------------------------------------------------------------------ CrewAI
+
+
+def crewai() -> None:
+    """CrewAI: one agent, one task a case, driven by a scripted LLM (a `BaseLLM`) with native
+    function calling, and again in its text (ReAct) mode; written as the task's messages
+    (`task.output.messages`) and as the tool events an event listener collects
+    (`event.to_json()` of ToolUsageStartedEvent / FinishedEvent / ErrorEvent)."""
+    os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
+    os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
+    os.environ.setdefault("OTEL_SDK_DISABLED", "true")
+    from crewai import Agent, Crew, Task
+    from crewai.events import (
+        BaseEventListener,
+        ToolUsageErrorEvent,
+        ToolUsageFinishedEvent,
+        ToolUsageStartedEvent,
+    )
+    from crewai.llms.base_llm import BaseLLM
+    from crewai.tools import tool
+    from pydantic import Field
+
+    @tool("get_customer")
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Look up a customer."""
+        return customer(customer_id)
+
+    @tool("get_invoice")
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Look up an invoice."""
+        return invoice(invoice_id)
+
+    class Scripted(BaseLLM):  # type: ignore[misc]
+        """The scenario's turns as a CrewAI LLM: tool calls as OpenAI-style calls (native function
+        calling), or, with `native=False`, as the ReAct text CrewAI parses (one tool a turn: the
+        parallel turn becomes two)."""
+
+        steps: list[Any] = Field(default_factory=list)
+        done: int = 0
+        native: bool = True
+
+        def call(self, messages: Any, tools: Any = None, *args: Any, **kwargs: Any) -> Any:
+            step = self.steps[self.done]
+            self.done += 1
+            if isinstance(step, str):
+                return step if self.native else f"Thought: I know it.\nFinal Answer: {step}"
+            if self.native:
+                return [
+                    {
+                        "id": f"call_{self.done}_{i}",
+                        "type": "function",
+                        "function": {"name": n, "arguments": json.dumps(a)},
+                    }
+                    for i, (n, a) in enumerate(step)
+                ]
+            [(name, args)] = step
+            return f"Thought: look it up.\nAction: {name}\nAction Input: {json.dumps(args)}"
+
+        def supports_function_calling(self) -> bool:
+            return self.native
+
+        def supports_stop_words(self) -> bool:
+            return False
+
+        def get_context_window_size(self) -> int:
+            return 100_000
+
+    def steps(case: str, native: bool) -> list[Any]:
+        out: list[Any] = []
+        for step in TURNS[case]:
+            if isinstance(step, str) or native:
+                out.append(step)
+            else:
+                out.extend([call] for call in step)
+        return out
+
+    events: list[Any] = []
+
+    class Collect(BaseEventListener):  # type: ignore[misc]
+        """The documented way to see a crew's tool events: a listener on the event bus."""
+
+        def setup_listeners(self, bus: Any) -> None:
+            for kind in (ToolUsageStartedEvent, ToolUsageFinishedEvent, ToolUsageErrorEvent):
+                bus.on(kind)(lambda source, event: events.append(event.to_json()))
+
+    Collect()
+    for native, form in ((True, ""), (False, "-react")):
+        messages, tool_events = [], []
+        for case in TURNS:
+            events.clear()
+            llm = Scripted(model="scripted", steps=steps(case, native), native=native)
+            agent = Agent(
+                role="billing clerk",
+                goal="Answer billing questions.",
+                backstory="You look things up.",
+                llm=llm,
+                tools=[get_customer, get_invoice],
+                verbose=False,
+            )
+            task = Task(description=PROMPTS[case], expected_output="The answer.", agent=agent)
+            Crew(agents=[agent], tasks=[task], verbose=False).kickoff()
+            assert task.output is not None
+            # the documented glue: the task's messages, or the tool events, with the case id
+            messages.append({"case_id": case, "messages": task.output.messages})
+            tool_events.append({"case_id": case, "events": list(events)})
+        write(f"crewai-task-messages{form}", messages)
+        write(f"crewai-tool-events{form}", tool_events)
+
+
+# -------------------------------------------------------------------------------------- Agno
+
+
+def agno() -> None:
+    """Agno: an Agent with a scripted model (a `Model` whose `invoke` answers the scenario's
+    turns; Agno runs the tools, catching what they raise), the case id in the run's metadata
+    (`agent.run(..., metadata={"case_id": ...})`); written as `RunOutput.to_dict()` a line, and
+    the run's `messages` beside the case id, and the tables of a `JsonDb` store."""
+    import logging
+    import shutil
+    import tempfile
+    from dataclasses import dataclass
+
+    from agno.agent import Agent
+    from agno.db.json import JsonDb
+    from agno.models.base import Model
+    from agno.models.response import ModelResponse
+
+    logging.getLogger("agno").setLevel(logging.CRITICAL)
+
+    def get_customer(customer_id: str) -> dict[str, str]:
+        """Look up a customer."""
+        return customer(customer_id)
+
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        """Look up an invoice."""
+        return invoice(invoice_id)
+
+    @dataclass
+    class Scripted(Model):  # type: ignore[misc]
+        """The scenario's turns as an Agno model."""
+
+        id: str = "scripted"
+        name: str = "Scripted"
+        provider: str = "evalrun"
+        case: str = ""
+        done: int = 0
+
+        def invoke(self, *args: Any, **kwargs: Any) -> Any:
+            step = turn(self.case, self.done)
+            self.done += 1
+            if isinstance(step, str):
+                return ModelResponse(role="assistant", content=step)
+            calls = [
+                {
+                    "id": f"call_{self.done}_{i}",
+                    "type": "function",
+                    "function": {"name": n, "arguments": json.dumps(a)},
+                }
+                for i, (n, a) in enumerate(step)
+            ]
+            return ModelResponse(role="assistant", tool_calls=calls)
+
+        async def ainvoke(self, *args: Any, **kwargs: Any) -> Any:
+            return self.invoke()
+
+        def invoke_stream(self, *args: Any, **kwargs: Any) -> Any:
+            yield self.invoke()
+
+        async def ainvoke_stream(self, *args: Any, **kwargs: Any) -> Any:
+            yield self.invoke()
+
+        def _parse_provider_response(self, response: Any, **kwargs: Any) -> Any:
+            return response
+
+        def _parse_provider_response_delta(self, response: Any) -> Any:
+            return response
+
+    store = Path(tempfile.mkdtemp(prefix="evalrun-agno-"))
+    db = JsonDb(db_path=str(store))
+    outputs, messages = [], []
+    for case in TURNS:
+        agent = Agent(
+            model=Scripted(case=case), tools=[get_customer, get_invoice], db=db, telemetry=False
+        )
+        # the documented glue: the case id in the run's metadata
+        run = agent.run(PROMPTS[case], metadata={"case_id": case})
+        outputs.append(run.to_dict())
+        messages.append({"case_id": case, "messages": [m.to_dict() for m in run.messages or []]})
+    write("agno-run-output", outputs)
+    write("agno-run-messages", messages)
+    # the store's tables as it writes them: the runs (one row a run) and the sessions
+    out = OUT / "agno-jsondb"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir()
+    for table in ("agno_runs.json", "agno_sessions.json"):
+        shutil.copyfile(store / table, out / table)
+    print(f"wrote {out.relative_to(OUT.parent.parent.parent)}/", file=sys.stderr)
+    shutil.rmtree(store)
+
+
+# ---------------------------------------------------------------------------------- Langfuse
+
+
+def langfuse_tracing() -> None:
+    """Langfuse's OpenTelemetry spans: the client given an in-memory `span_exporter` (what its
+    OTLP exporter would send; nothing leaves the machine), the tools `@observe(as_type="tool")`,
+    each model turn a `generation` observation whose output is the assistant message, the case
+    id trace metadata (`propagate_attributes(metadata=...)`); written as `to_json()` a line."""
+    from langfuse import Langfuse, observe, propagate_attributes
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    client = Langfuse(
+        public_key="pk-lf-fixtures",
+        secret_key="sk-lf-fixtures",
+        base_url="http://127.0.0.1:9",  # never reached: the spans go to the exporter given
+        span_exporter=exporter,
+    )
+
+    @observe(as_type="tool")
+    def get_customer(customer_id: str) -> dict[str, str]:
+        return customer(customer_id)
+
+    @observe(as_type="tool")
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        return invoice(invoice_id)
+
+    tools: dict[str, Callable[..., Any]] = {
+        "get_customer": get_customer,
+        "get_invoice": get_invoice,
+    }
+
+    @observe(as_type="agent")
+    def agent(case: str) -> str:
+        # the documented glue: the case id as trace metadata, on every span of the run
+        with propagate_attributes(metadata={"case_id": case}):
+            messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPTS[case]}]
+            done = 0
+            while True:
+                step = turn(case, done)
+                with client.start_as_current_observation(
+                    as_type="generation", name="chat", model="scripted", input=list(messages)
+                ) as generation:
+                    if isinstance(step, str):
+                        generation.update(output={"role": "assistant", "content": step})
+                        return step
+                    calls = [
+                        {
+                            "id": f"call_{done}_{i}",
+                            "type": "function",
+                            "function": {"name": n, "arguments": json.dumps(a)},
+                        }
+                        for i, (n, a) in enumerate(step)
+                    ]
+                    message = {"role": "assistant", "content": None, "tool_calls": calls}
+                    generation.update(output=message)
+                messages.append(message)
+                done += 1
+                for call, (name, args) in zip(calls, step):
+                    try:
+                        reply = json.dumps(tools[name](**args))
+                    except NotFound as e:
+                        reply = f"Error: {e}"
+                    except RuntimeError:
+                        return TURNS[case][-1]  # type: ignore[return-value]  # it gives up
+                    messages.append({"role": "tool", "tool_call_id": call["id"], "content": reply})
+
+    for case in TURNS:
+        agent(case)
+    client.flush()
+    spans = exporter.get_finished_spans()
+    write("langfuse-spans", [json.loads(s.to_json(indent=None)) for s in spans])
+    client.shutdown()
+
+
+# ------------------------------------------------------------------------------------ MLflow
+
+
+def mlflow_tracing() -> None:
+    """MLflow Tracing: the tools traced as TOOL spans (`@mlflow.trace`), the case id a trace tag
+    (`mlflow.update_current_trace(tags=...)`), stored in a local file store; written as each
+    trace's `to_json()` a line, what `mlflow traces get` prints for each, one after another, and
+    the file store's own `traces.json` files (with the tags beside them, as the store keeps
+    them)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    os.environ["MLFLOW_ALLOW_FILE_STORE"] = "true"  # the file store, kept for this
+    os.environ["MLFLOW_ENABLE_ASYNC_TRACE_LOGGING"] = "false"  # each trace stored when it ends
+    import mlflow
+    from mlflow.entities import SpanType
+
+    store = Path(tempfile.mkdtemp(prefix="evalrun-mlflow-"))
+    mlflow.set_tracking_uri(store.as_uri())
+    mlflow.set_experiment("evalrun-fixtures")
+
+    @mlflow.trace(span_type=SpanType.TOOL)
+    def get_customer(customer_id: str) -> dict[str, str]:
+        return customer(customer_id)
+
+    @mlflow.trace(span_type=SpanType.TOOL)
+    def get_invoice(invoice_id: str) -> dict[str, str]:
+        return invoice(invoice_id)
+
+    tools: dict[str, Callable[..., Any]] = {
+        "get_customer": get_customer,
+        "get_invoice": get_invoice,
+    }
+
+    @mlflow.trace(span_type=SpanType.AGENT)
+    def agent(case: str, prompt: str) -> str:
+        # the documented glue: the case id as a tag of the trace
+        mlflow.update_current_trace(tags={"case_id": case})
+        done = 0
+        while True:
+            step = turn(case, done)
+            done += 1
+            if isinstance(step, str):
+                return step
+            for name, args in step:
+                try:
+                    tools[name](**args)
+                except NotFound:
+                    continue  # the scripted model retries on the next turn
+                except RuntimeError:
+                    return TURNS[case][-1]  # type: ignore[return-value]  # it gives up
+
+    traces = []
+    for case in TURNS:
+        agent(case, PROMPTS[case])
+        traces.append(mlflow.get_trace(mlflow.get_last_active_trace_id()))
+    write("mlflow-trace-json", [json.loads(t.to_json()) for t in traces])
+    # what `mlflow traces get --trace-id ID` prints for each (indented JSON), one after another
+    env = {**os.environ, "MLFLOW_TRACKING_URI": store.as_uri()}
+    printed = [
+        subprocess.run(
+            [sys.executable, "-m", "mlflow", "traces", "get", "--trace-id", t.info.trace_id],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for t in traces
+    ]
+    write("mlflow-traces-get", [], pretty="".join(printed))
+    # the file store's traces.json of each trace, with its tags beside it (where the case id is)
+    out = OUT / "mlflow-file-store"
+    shutil.rmtree(out, ignore_errors=True)
+    for t in traces:
+        found = next(store.glob(f"*/traces/{t.info.trace_id}"))
+        for part in ("artifacts/traces.json", "tags/case_id"):
+            (out / t.info.trace_id / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(found / part, out / t.info.trace_id / part)
+    print(f"wrote {out.relative_to(OUT.parent.parent.parent)}/", file=sys.stderr)
+    shutil.rmtree(store)
+
+
 # ------------------------------------------------------------------------------------- main
 
 FRAMEWORKS: dict[str, Callable[[], None]] = {
     "pydantic-ai": pydantic_ai,
+    "pydantic-ai-rejected": pydantic_ai_rejected,
     "openai-agents": openai_agents,
     "langgraph": langgraph,
     "openai-client": openai_client,
@@ -1227,7 +1627,17 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "haystack": haystack,
     "semantic-kernel": semantic_kernel,
     "vercel-ai": vercel_ai,
+    "crewai": crewai,
+    "agno": agno,
+    "langfuse": langfuse_tracing,
+    "mlflow": mlflow_tracing,
 }
+
+
+OWN_VENV = ("mlflow", "langfuse", "crewai", "agno")
+"""Frameworks driven each in a venv of its own (`make fixtures`: the extra `frameworks-NAME`):
+installed here beside nothing else, their pins not checked against the `frameworks` extra's.
+Without names, this script runs the others (the `frameworks` extra's)."""
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -1235,7 +1645,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("frameworks", nargs="*", choices=[*FRAMEWORKS, []], default=[])
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
-    for name in args.frameworks or FRAMEWORKS:
+    for name in args.frameworks or [n for n in FRAMEWORKS if n not in OWN_VENV]:
         FRAMEWORKS[name]()
     asyncio.set_event_loop(None)
 

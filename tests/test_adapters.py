@@ -707,8 +707,8 @@ def test_otel_traces_that_cannot_be_runs():
     assert all(isinstance(o, TraceError) for o in out), out
     reasons = [o.error for o in out]
     assert (
-        "is no agent run: no span has gen_ai.operation.name, openinference.span.kind or "
-        "evalrun.case_id or metadata.case_id" in reasons[0]
+        "is no agent run: no span has gen_ai.operation.name, openinference.span.kind, "
+        "langfuse.observation.type or evalrun.case_id or metadata.case_id" in reasons[0]
     )
     assert "no span has the attribute evalrun.case_id or metadata.case_id" in reasons[1]
     assert "its spans disagree on evalrun.case_id ('a', 'b')" in reasons[2]
@@ -986,6 +986,9 @@ DOC_SECTIONS = {
     "Haystack messages": "haystack",
     "Semantic Kernel chat history": "semantic-kernel",
     "Vercel AI SDK messages and steps": "vercel-ai",
+    "MLflow traces": "mlflow",
+    "CrewAI tool events": "crewai",
+    "Agno runs": "agno",
 }
 
 

@@ -70,6 +70,13 @@ FIXTURES = {
     "llamaindex-tool-results": "llamaindex",
     "haystack-messages": "haystack",
     "semantic-kernel-chat-history": "semantic-kernel",
+    "crewai-task-messages": "openai-chat",
+    "crewai-tool-events": "crewai",
+    "langfuse-spans": "otel",
+    "agno-run-output": "openai-chat",
+    "agno-run-messages": "openai-chat",
+    "mlflow-trace-json": "mlflow",
+    "mlflow-traces-get": "mlflow",
     # written from the SDK's documented parts (npm only, not installable here)
     "vercel-ai-response-messages": "vercel-ai",
     "vercel-ai-steps": "vercel-ai",
@@ -279,6 +286,8 @@ def test_calls_whose_content_is_not_recorded_are_unscoreable(name):
 NOT_PARSED = {
     # smolagents' agent.write_memory_to_messages(): calls as "Calling tools:" text
     "smolagents-memory-messages": "export agent.memory.get_full_steps()",
+    # CrewAI's task messages with an LLM without function calling: ReAct text
+    "crewai-task-messages-react": "ReAct text (Action: / Action Input:)",
 }
 
 

@@ -57,3 +57,30 @@ def test_make_run_installs_what_running_needs_and_make_test_the_rest(tmp_path):
     assert "pip install --quiet -e ." in run and "[dev]" not in run
     test = dry_run(tmp_path, "test")
     assert "pip install --quiet -e '.[dev]'" in test
+
+
+def test_make_fixtures_drives_each_own_venv_framework_in_its_own_venv(tmp_path):
+    """The frameworks scripts/framework_traces.py lists in OWN_VENV each get a venv of their own
+    with their extra (frameworks-NAME in pyproject.toml), and run there by name; the others run
+    in .venv/frameworks."""
+    import importlib.util
+
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    spec = importlib.util.spec_from_file_location("ft", ROOT / "scripts" / "framework_traces.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    out = dry_run(tmp_path, "fixtures")
+    assert "pip install --quiet -e '.[frameworks]'" in out
+    assert ".venv/frameworks/bin/python scripts/framework_traces.py\n" in out
+    for name in script.OWN_VENV:
+        assert name in script.FRAMEWORKS and f"frameworks-{name}" in extras
+        assert f"pip install --quiet -e '.[frameworks-{name}]'" in out
+    assert f"for f in {' '.join(script.OWN_VENV)}; do .venv/frameworks-$f/bin/python" in out

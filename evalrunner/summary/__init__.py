@@ -18,6 +18,7 @@ from ..model import VERDICTS, Tool, TraceError
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from .groups import MAX_GROUPS, NO_GROUP, OTHER_GROUP
 from .trials import CaseTrials, has_repeats, trials_json
+from .unknown_tools import UnknownTools
 
 MAX_ERROR_EXAMPLES = 20
 Order = tuple[int, int]
@@ -119,6 +120,11 @@ class Summary:
     (order, text naming `file:line`); the scoring adds them to `warnings`."""
     replies: ReplyEvidence = field(default_factory=ReplyEvidence)
     """The tools' replies as evidence on the declared rules (`summary.reply_evidence`)."""
+    known_tools: frozenset[str] | None = None
+    """The tools the schemas define, when this summary counts the calls of others (a whole
+    scoring's summary and its parts; not a group's)."""
+    unknown_tools: UnknownTools = field(default_factory=UnknownTools)
+    """Calls naming a tool no schema defines (`known_tools`), for the scoring's warning."""
 
     @classmethod
     def for_tools(
@@ -135,6 +141,7 @@ class Summary:
             tools_norm_names=with_norms,
             group_by=group_by,
             max_groups=max_groups,
+            known_tools=frozenset(tools),
         )
 
     def _group(self, name: str) -> Summary:
@@ -188,7 +195,10 @@ class Summary:
         if r.replies:
             self.replies.add(r.case_id, r.replies, order, r.run_id, r.source)
         norm_tools = self.tools_norm_names
+        defined = self.known_tools
         for c in r.calls:
+            if defined is not None and c.tool not in defined:
+                self.unknown_tools.add(c.tool, order, r.source)
             self.all_calls += 1
             if c.tool in norm_tools:
                 self.calls_with_norms += 1
@@ -305,6 +315,8 @@ class Summary:
         self.internal = sorted(self.internal + other.internal)[:MAX_ERROR_EXAMPLES]
         self.notes = sorted(self.notes + other.notes)[:MAX_ERROR_EXAMPLES]
         self.replies.merge(other.replies)
+        self.known_tools = self.known_tools if self.known_tools is not None else other.known_tools
+        self.unknown_tools.merge(other.unknown_tools)
         return self
 
     def finish(self) -> Summary:

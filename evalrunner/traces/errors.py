@@ -79,6 +79,13 @@ FRAMEWORK_ERRORS: tuple[ErrorText, ...] = (
         "found",
     ),
     ErrorText(
+        "CrewAI",
+        r"\AError executing tool: ",
+        "crewai/agents/agent_executor.py, execute_native_tool and crewai/utilities/"
+        "agent_utils.py (a tool that raised, under native function calling)",
+        "Error executing tool: customer C-9 not found",
+    ),
+    ErrorText(
         "pydantic-ai",
         r"\n\nFix the errors and try again\.\Z",
         "pydantic_ai/messages.py, RetryPromptPart.model_response (ModelRetry, invalid arguments)",

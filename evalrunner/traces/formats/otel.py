@@ -20,7 +20,7 @@ from ...jsonvalue import json_kind, loads
 from ...model import TraceError
 from ..format import GroupKeys, LoggedRecord, NativeRecord, TraceFormat
 from ._grouping import GroupLimits, Trace, TraceGrouper
-from ._pairing import id_key
+from ._pairing import id_key, is_str_in
 from .spans import CONVENTIONS, Span, SpanConvention
 from .spans._span import json_value
 
@@ -28,8 +28,6 @@ from .spans._span import json_value
 CASE_ATTR = "evalrun.case_id"
 RUN_ATTR = "evalrun.run_id"
 WORLD_ATTR = "evalrun.world"
-# gen_ai.operation.name of a model call, whose span may carry the calls the model asked for.
-MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 
 
 OtelLimits = GroupLimits
@@ -59,6 +57,10 @@ class _Trace(Trace):
     """(start time, arrival, call id, native call) of each call a model asked for."""
     replies: dict[Any, dict[str, Any]] = field(default_factory=dict)
     """Replies to requested calls, by call id."""
+    ran: set[Any] = field(default_factory=set)
+    """The call ids of the tool spans that keep one (`SpanRead.tool_id`)."""
+    unidentified: int = 0
+    """Tool spans that keep no call id: which requested calls they ran is not known."""
     ids: dict[str, Any] = field(default_factory=dict)
     """The ids and world found on any span, by the key they were found at."""
     notes: list[str] = field(default_factory=list)
@@ -100,6 +102,14 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
         self.group_key = group_key
         """`--group-by`: a span attribute, kept from any span of the trace."""
         self._keys = (*case_keys, *run_keys, WORLD_ATTR, *((group_key,) if group_key else ()))
+        self._markers = tuple((c.marker, c.model_kinds) for c in conventions if c.marker)
+        """(attribute, its model values) that make a span one of a convention read."""
+        json_ids = tuple(p for c in conventions for p in c.json_ids)
+        self._lookups = tuple(
+            (key, _prefixes(key), bool(json_ids) and key.startswith(json_ids)) for key in self._keys
+        )
+        """Each key looked for on every span, split once (`_prefixes`), and whether its value is
+        JSON text (`SpanConvention.json_ids`)."""
 
     def spans(self, record: Any) -> list[_Span] | str:
         return _otel_spans(record)
@@ -115,19 +125,24 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
 
     def absorb(self, trace: _Trace, span: _Span) -> int:
         attrs = span.attrs
-        if "gen_ai.operation.name" in attrs or "openinference.span.kind" in attrs:
+        marked = [is_str_in(attrs[m], kinds) for m, kinds in self._markers if m in attrs]
+        if marked:
             trace.genai = True
-            if attrs.get("gen_ai.operation.name") in MODEL_OPERATIONS or (
-                attrs.get("openinference.span.kind") == "LLM"
-            ):
-                trace.models = True
+            trace.models = trace.models or any(marked)
         else:
             if len(trace.unknown) < 3:
                 trace.unknown.append(span.name or "(unnamed)")
             if _mentions_tools(span.name, attrs):
                 trace.tools_named += 1
-        for key in self._keys:
-            value = attribute(attrs, key)
+        for key, prefixes, json_text in self._lookups:
+            value = attrs.get(key)
+            if value is None:
+                for name, rest in prefixes:
+                    if name in attrs:
+                        value = walk(attrs[name], rest)
+                        break
+            if json_text and type(value) is str:
+                value = _json_text(value)
             if value is not None:
                 seen = trace.ids.setdefault(key, value)
                 if seen != value and trace.conflict is None:
@@ -146,6 +161,11 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
             if found.tool is not None:
                 trace.calls.append((span.start, trace.spans, found.tool))
                 held += _held(found.tool)
+                key = id_key(found.tool_id)
+                if key is None:
+                    trace.unidentified += 1
+                else:
+                    trace.ran.add(key)
             for call_id, call in found.requested:
                 trace.requested.append((span.start, trace.spans, call_id, call))
                 held += _held(call)
@@ -165,10 +185,11 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
         if case_id is None:
             looked = " or ".join(self.case_keys)
             if not trace.genai:
+                markers = ", ".join(m for m, _ in self._markers)
                 return TraceError(
                     trace.source,
                     f"{where} ({trace.spans} spans) is no agent run: no span has "
-                    f"gen_ai.operation.name, openinference.span.kind or {looked}",
+                    f"{markers} or {looked}",
                 )
             return TraceError(trace.source, f"{where}: no span has the attribute {looked}")
         calls = _calls(trace)
@@ -204,7 +225,10 @@ def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
     executed = [c for _, _, c in _ordered(trace.calls)]
     unusable = [c for c in executed if "args" not in c or "args_unusable" in c]
     if executed and not unusable:
-        return executed
+        rejected = _rejected(trace)
+        if not rejected:
+            return executed
+        return [c for _, _, c in _ordered([*trace.calls, *rejected], by_arrival=True)]
     requested = _requested(trace)
     bare = [c for c in requested if "args" not in c]
     if requested and not bare and not trace.unrecorded:
@@ -219,6 +243,18 @@ def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
             + "; see docs/trace-formats.md for the span conventions evalrun reads"
         )
     return []
+
+
+def _json_text(value: str) -> Any:
+    """An attribute kept as JSON text (`"\"retry\""`), decoded: a JSON string's text; anything
+    else as it is (an object or list is walked into where it is read)."""
+    if value[:1] == '"':
+        try:
+            decoded = loads(value)
+        except ValueError:
+            return value
+        return decoded if type(decoded) is str else value
+    return value
 
 
 def _mentions_tools(name: str, attrs: dict[str, Any]) -> bool:
@@ -293,10 +329,36 @@ def _not_recorded(
     )
 
 
-def _ordered(items: list[Any]) -> list[Any]:
+def _ordered(items: list[Any], *, by_arrival: bool = False) -> list[Any]:
+    """By start time (then arrival) when every item has one; else as they came (`by_arrival`:
+    by their arrival numbers, for items gathered from more than one list)."""
     if all(item[0] is not None for item in items):
         return sorted(items, key=lambda c: (c[0], c[1]))
-    return items
+    return sorted(items, key=lambda c: c[1]) if by_arrival else items
+
+
+def _rejected(trace: _Trace) -> list[tuple[int | None, int, dict[str, Any]]]:
+    """Calls a model asked for that the framework answered without running them: a requested
+    call whose id no tool span ran, while every tool span of the trace keeps its call's id, and
+    whose reply a later model span was sent (pydantic-ai's "Unknown tool name: ..."). Each is an
+    errored attempt, at its model span's place; its reply is the error. A requested call with no
+    reply (an output tool that ended the run, a trace cut short) is not one: nothing says it
+    was rejected."""
+    if trace.unidentified or not trace.ran:
+        return []
+    out, seen = [], set()
+    for start, arrival, call_id, call in trace.requested:
+        key = id_key(call_id)
+        if key is None or key in seen or key in trace.ran:
+            continue
+        seen.add(key)
+        reply = trace.replies.get(key)
+        if reply is None or "args" not in call:
+            continue
+        result = reply.get("result")
+        error = result if type(result) is str and result else True
+        out.append((start, arrival, {**call, **reply, "error": error}))
+    return out
 
 
 def _requested(trace: _Trace) -> list[dict[str, Any]]:
@@ -333,20 +395,15 @@ def _carry_errors(requested: list[dict[str, Any]], executed: list[dict[str, Any]
                 call["result"] = ran[n]["result"]
 
 
-def attribute(attrs: dict[str, Any], key: str) -> Any:
-    """The value at a dotted key: an attribute of that name, else the longest attribute name the
-    key starts with, then a path into its value (a JSON string is read as JSON): pydantic-ai keeps
-    `agent.run(metadata=...)` as the attribute `metadata`, a JSON string, so `metadata.case_id`
-    reaches into it."""
-    value = attrs.get(key)
-    if value is not None:
-        return value
+def _prefixes(key: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Where a dotted key's value may be, after the attribute of that very name: the attribute
+    names it starts with, longest first, each with the path left into its value (a JSON string is
+    read as JSON there). pydantic-ai keeps `agent.run(metadata=...)` as the attribute `metadata`,
+    a JSON string, so `metadata.case_id` reaches into it."""
     parts = key.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        name = ".".join(parts[:cut])
-        if name in attrs:
-            return walk(attrs[name], parts[cut:])
-    return None
+    return tuple(
+        (".".join(parts[:cut]), tuple(parts[cut:])) for cut in range(len(parts) - 1, 0, -1)
+    )
 
 
 def walk(value: Any, parts: list[str] | tuple[str, ...]) -> Any:

@@ -13,7 +13,7 @@ looks like a call that cannot be read. `otel.py` decides per trace which of them
 
 from __future__ import annotations
 
-from . import genai, genai_chat, openinference, openllmetry
+from . import genai, genai_chat, langfuse, openinference, openllmetry
 from ._span import Span, SpanConvention, SpanRead
 
 __all__ = ["CONVENTIONS", "Span", "SpanConvention", "SpanRead"]
@@ -23,5 +23,6 @@ CONVENTIONS: tuple[SpanConvention, ...] = (
     openinference.CONVENTION,
     genai_chat.CONVENTION,
     openllmetry.CONVENTION,
+    langfuse.CONVENTION,
 )
 """Every convention, in the order the docs list them."""

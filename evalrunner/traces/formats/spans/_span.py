@@ -31,6 +31,8 @@ class SpanRead:
     """A call a tool ran, as a native call; without "args" when the span did not record them
     ("args_hidden" says where they were hidden), "args_unusable" when it recorded something
     else."""
+    tool_id: Any = None
+    """The id of the call the tool span ran (`gen_ai.tool.call.id`), when the span keeps it."""
     requested: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)
     """(call id, native call) of each call a model asked for in its output."""
     replies: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)
@@ -52,6 +54,15 @@ class SpanConvention:
     """What the span holds in this convention; None when nothing."""
     case_keys: tuple[str, ...] = ()
     """Attributes (dotted paths, into a JSON string too) where it keeps a case id."""
+    marker: str | None = None
+    """The attribute that makes a span this convention's, its value the span's kind: a trace
+    with such a span is an agent run (one that made no call, too), not spans of an unknown
+    convention."""
+    model_kinds: frozenset[str] = frozenset()
+    """The values of `marker` that make a span a model (LLM or chat) call."""
+    json_ids: tuple[str, ...] = ()
+    """Attribute prefixes whose values are JSON text (Langfuse's `langfuse.trace.metadata.*`:
+    `"\"retry\""`): an id, a world or a `--group-by` value read there is decoded."""
 
 
 TOOL_FINISH_REASONS = frozenset({"tool_calls", "tool_call", "tool_use", "function_call"})
@@ -68,6 +79,21 @@ def asks_for_tools(reasons: Any) -> bool:
     return type(reasons) is list and any(
         type(r) is str and r in TOOL_FINISH_REASONS for r in reasons
     )
+
+
+BOUND = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
+
+
+def bound_arguments(value: Any) -> Any:
+    """A tool's bound arguments, as instrumentations that record a Python call write them
+    (`{"kwargs": {...}}`, `{"args": [], "kwargs": {...}}`, smolagents' `sanitize_inputs_outputs`),
+    as the arguments object; anything else as it is. Positional arguments cannot be named here:
+    a wrapper with them is kept whole."""
+    if type(value) is not dict or type(value.get("kwargs")) is not dict:
+        return value
+    if not value.keys() <= BOUND or value.get("args") not in (None, []):
+        return value
+    return value["kwargs"]
 
 
 def json_value(value: Any) -> Any:

@@ -28,6 +28,9 @@ NEVER_RECORDED = {
 }
 
 
+# gen_ai.operation.name of a model call, whose span may carry the calls the model asked for.
+MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+
 # pydantic-ai's tool span before it wrote gen_ai.operation.name: its name is its own.
 PYDANTIC_AI_TOOL_SPAN = "running tool"
 
@@ -72,7 +75,7 @@ def read(span: Span) -> SpanRead | None:
         call["error"] = True  # Strands' own status of the tool's run
     if span.error:
         call["error"] = attrs.get("error.type") or span.message or True
-    return SpanRead(tool=call)
+    return SpanRead(tool=call, tool_id=attrs.get("gen_ai.tool.call.id"))
 
 
 def _from_events(span: Span, call: dict[str, Any]) -> None:
@@ -152,4 +155,6 @@ CONVENTION = SpanConvention(
     "LangChain inputs unwrapped), `gen_ai.tool.call.result` (`tool_response`), the span status",
     read=read,
     case_keys=("traceloop.association.properties.case_id",),
+    marker="gen_ai.operation.name",
+    model_kinds=MODEL_OPERATIONS,
 )

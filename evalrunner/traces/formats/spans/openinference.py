@@ -13,24 +13,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._span import REDACTED, Span, SpanConvention, SpanRead, asks_for_tools, indexed, json_value
+from ._span import (
+    REDACTED,
+    Span,
+    SpanConvention,
+    SpanRead,
+    asks_for_tools,
+    bound_arguments,
+    indexed,
+    json_value,
+)
 
 KIND = "openinference.span.kind"
 FINAL_ANSWER_SPAN = "FinalAnswerTool"
 """smolagents' final answer, a TOOL span of its own (left out: it ends the run)."""
-BOUND = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
-
-
-def _bound(value: Any) -> Any:
-    """A tool's bound arguments, as instrumentations that record a Python call write them
-    (`{"kwargs": {...}}`, `{"args": [], "kwargs": {...}}`, smolagents' `sanitize_inputs_outputs`),
-    as the arguments object; anything else as it is. Positional arguments cannot be named here:
-    a wrapper with them is kept whole (and compared as it stands)."""
-    if type(value) is not dict or type(value.get("kwargs")) is not dict:
-        return value
-    if not value.keys() <= BOUND or value.get("args") not in (None, []):
-        return value
-    return value["kwargs"]
 
 
 def read(span: Span) -> SpanRead | None:
@@ -47,7 +43,7 @@ def read(span: Span) -> SpanRead | None:
         if text == REDACTED:
             call["args_hidden"] = f"input.value {REDACTED}"
         elif "input.value" in attrs:
-            args = _bound(json_value(text))
+            args = bound_arguments(json_value(text))
             if type(args) is dict:
                 call["args"] = args
             elif type(text) is str and text.lstrip()[:1] == "{":
@@ -113,4 +109,6 @@ CONVENTION = SpanConvention(
     summary="TOOL spans (`tool.name`, `input.value`, `output.value`, the span status); LLM spans' "
     "`llm.output_messages.*.message.tool_calls.*` and tool replies in `llm.input_messages.*`",
     read=read,
+    marker=KIND,
+    model_kinds=frozenset({"LLM"}),
 )
