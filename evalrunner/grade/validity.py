@@ -173,14 +173,18 @@ class Validity:
             words = " or ".join(_TYPE_WORDS[t] for t in self.types)
             return Breach("type", f"{short_json(value)} is not {words}")
         if self.const is not _ABSENT and not json_eq(value, self.const):
-            return Breach("const", f"{short_json(value)} is not the constant {short_json(self.const)}")
+            return Breach(
+                "const", f"{short_json(value)} is not the constant {short_json(self.const)}"
+            )
         if self.enum is not None and not any(json_eq(value, x) for x in self.enum):
             return Breach("enum", f"{short_json(value)} is not one of {short_json(self.enum)}")
         if type(value) is str:
             if self.compiled is not None:
                 try:
                     if self.compiled.search(value, timeout=PATTERN_TIMEOUT) is None:
-                        return Breach("pattern", f"{short_json(value)} does not match {self.pattern!r}")
+                        return Breach(
+                            "pattern", f"{short_json(value)} does not match {self.pattern!r}"
+                        )
                 except TimeoutError:
                     self.compiled = None  # catastrophic backtracking: taken to match, from now on
             if self.fmt is not None:
