@@ -69,3 +69,27 @@ def test_mlflow_scorer_in_genai_evaluate() -> None:
     pytest.importorskip("mlflow.genai", reason="mlflow is not installed (make integrations)")
     out = run_example("mlflow_scorer")
     assert bool(out["value"]) is True
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_mlflow_tool_span_without_an_argument_object_is_malformed_not_empty() -> None:
+    """A TOOL span whose inputs are not an object (none recorded, a positional value) was graded
+    as a call with `{}`: a silent zero of its arguments. It is a malformed call, saying why."""
+    pytest.importorskip("mlflow.genai", reason="mlflow is not installed (make integrations)")
+    from types import SimpleNamespace
+
+    from evalrunner.integrations import Suite, expected_case
+    from evalrunner.integrations.mlflow import calls_of
+
+    spans = [
+        SimpleNamespace(name="get_weather", inputs=None, status=None, start_time_ns=2),
+        SimpleNamespace(name="get_weather", inputs="Paris", status=None, start_time_ns=1),
+    ]
+    trace = SimpleNamespace(search_spans=lambda span_type: spans)
+    calls = calls_of(trace)  # type: ignore[arg-type]
+    assert [c["args"] for c in calls] == ["Paris", None]
+    suite = Suite.load(EXAMPLES / "tools.json", None)
+    case = expected_case("t", [{"name": "get_weather", "arguments": {"city": "Paris"}}])
+    result = suite.grade(calls, case)
+    assert [c.label for c in result.calls] == ["malformed", "malformed"]
+    assert not result.true_pass

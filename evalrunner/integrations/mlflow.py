@@ -7,10 +7,11 @@
     mlflow.genai.evaluate(data=records, predict_fn=agent, scorers=[tool_calls(tools="tools")])
 
 The calls are the trace's spans of type `TOOL`, in start order (name, inputs); a span whose
-status is `ERROR` is an errored attempt. The case is the record's
-`expectations["expected_tool_calls"]` (`{name, arguments}`), or with `cases=` the case whose id is
-`expectations["case_id"]` (or `inputs["case_id"]`). The `Feedback` is true when the run truly
-passes; its rationale is the run's explanation, its metadata the verdicts and the shapes.
+status is `ERROR` is an errored attempt, one whose inputs are not an object a `malformed` call.
+The case is the record's `expectations["expected_tool_calls"]` (`{name, arguments}`), or with
+`cases=` the case whose id is `expectations["case_id"]` (or `inputs["case_id"]`). The `Feedback`
+is true when the run truly passes; its rationale is the run's explanation, its metadata the
+verdicts and the shapes.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ def calls_of(trace: Trace) -> list[dict[str, Any]]:
     spans = sorted(trace.search_spans(span_type=SpanType.TOOL), key=lambda s: s.start_time_ns)
     out = []
     for s in spans:
-        args = s.inputs if isinstance(s.inputs, dict) else {}
-        call: dict[str, Any] = {"tool": s.name, "args": args}
+        # Inputs that are not an object (a positional value, none at all) stay as recorded: the
+        # call is then `malformed`, saying why, never graded as a call with no arguments.
+        call: dict[str, Any] = {"tool": s.name, "args": s.inputs}
         if str(getattr(s.status, "status_code", "")).endswith("ERROR"):
             call["error"] = True
         out.append(call)
