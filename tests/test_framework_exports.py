@@ -270,6 +270,9 @@ def test_langfuse_tool_observations_with_positional_arguments_fall_back_on_the_g
     doc = score(write(tmp_path / "alone.jsonl", alone), exit_code=2)
     assert doc["runs"] == [] and len(doc["errors"]) == 4
     assert all("not the arguments object" in e["error"] for e in doc["errors"])
+    # the content was captured: the advice is the model spans, not a setting that changes nothing
+    assert all("content capture" not in e["error"] for e in doc["errors"])
+    assert all("export them too" in e["error"] for e in doc["errors"])
 
 
 def test_langfuse_generations_alone_are_the_calls_but_keep_no_error_flag(tmp_path):

@@ -323,9 +323,17 @@ def _not_recorded(
         if trace.models or bare or trace.unrecorded
         else ", or export the model (LLM or chat) spans too, whose tool calls carry the arguments"
     )
+    fix = f"turn on the instrumentation's content capture{also}"
+    if unusable and not (bare or trace.unrecorded) and all("args_unusable" in c for c in unusable):
+        # The content was captured: the tool was called with something else than named
+        # arguments (LangChain's input string, positional arguments), which no setting changes.
+        fix = (
+            "the model (LLM or chat) spans' tool calls carry the arguments: export them too"
+            if not trace.models
+            else "call the tools with named arguments (an object), which their spans then record"
+        )
     return (
-        "; ".join(why) + "; calls whose arguments are not recorded are not compared as {}: "
-        f"turn on the instrumentation's content capture{also}"
+        "; ".join(why) + "; calls whose arguments are not recorded are not compared as {}: " + fix
     )
 
 
