@@ -5,6 +5,7 @@ reads (the README or a page of docs/)."""
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from evalrunner.cli import COMMANDS, load_command
 
 ROOT = Path(__file__).parent.parent
+THIS = "tests/test_docs_generated.py"  # its docstrings show the citation form
 SCRIPT = ROOT / "scripts" / "refresh_docs.py"
 DOCS = (ROOT / "README.md").read_text() + "".join(
     p.read_text() for p in sorted((ROOT / "docs").glob("*.md"))
@@ -73,3 +75,53 @@ def test_every_command_is_in_the_readme_commands_table():
 def test_every_option_is_documented(command, names):
     assert names, f"{command}: an option with no long name"
     assert any(n in DOCS for n in names), f"evalrun {command} {names[0]} is documented nowhere"
+
+
+def _spec_names() -> set[str]:
+    """What a `SPEC "Name"` citation may name: a heading of docs/spec.md (the name a prefix of
+    it, backticks aside) or a paragraph's bold lead (`**Shapes.**`)."""
+    text = (ROOT / "docs" / "spec.md").read_text()
+    heads = {m.group(1).replace("`", "") for m in re.finditer(r"^#+ (.+)$", text, re.M)}
+    leads = {m.group(1) for m in re.finditer(r"\*\*([^*]+?)\.\*\*", text)}
+    return heads | leads
+
+
+def test_every_spec_citation_names_a_part_of_the_repositorys_contract():
+    """The code and docs cite the contract as `SPEC "Section"`: SPEC is docs/spec.md, in the
+    repository, and each citation names a heading (or bold lead) there, so a reader finds it."""
+    names = _spec_names()
+    cited = re.compile(r'SPEC(?:\'s)? \\?"([^"\\]+)\\?"')
+    bad = []
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    for name in tracked.stdout.splitlines():
+        path = ROOT / name
+        if path.suffix not in (".py", ".md", ".toml") or name in ("docs/spec.md", THIS):
+            continue
+        for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            for m in cited.finditer(line):
+                name = m.group(1).replace("`", "")
+                if not any(h == name or h.startswith(name + " ") for h in names):
+                    bad.append(f"{path.relative_to(ROOT)}:{n}: SPEC {m.group(1)!r}")
+    assert not bad, "\n".join(bad)
+    assert "docs/spec.md" in (ROOT / "README.md").read_text()
+
+
+def test_nothing_in_the_repository_points_outside_it():
+    found = subprocess.run(
+        [
+            "git",
+            "grep",
+            "-n",
+            "-e",
+            "../shared",
+            "-e",
+            "/work/shared",
+            "--",
+            ".",
+            f":!{THIS}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert found.returncode == 1 and not found.stdout, found.stdout
