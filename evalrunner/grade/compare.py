@@ -357,7 +357,7 @@ def _absent_passes(a: Mapping[str, Any], k: str, node: Node, checked: bool = Tru
 class ToolPlan:
     """One tool compiled once for grading: canonical keys for hashing, and explanations."""
 
-    __slots__ = ("active", "has_norms", "judged", "name", "pairwise", "repeatable", "root", "tool")
+    __slots__ = ("active", "judged", "name", "pairwise", "repeatable", "root", "tool")
 
     def __init__(self, tool: Tool | None, name: str, root: Node) -> None:
         self.tool = tool
@@ -365,7 +365,6 @@ class ToolPlan:
         self.root = root
         self.repeatable = tool.repeatable if tool is not None else False
         self.active = root.active
-        self.has_norms = tool is not None and bool(tool.norm_params)
         self.pairwise = not root.stable
         """Some rule of the tool may read JSON-equal values apart: equal keys still mean
         equivalent calls, but calls with different keys may be equivalent too (`equivalent`)."""
@@ -388,9 +387,6 @@ class ToolPlan:
     def unknown(cls, name: str) -> ToolPlan:
         """A tool no schema defines: its arguments compare by JSON equality only."""
         return cls(None, name, Node(param=Param(path="", schema={})))
-
-    def canonical(self, args: Any) -> Any:
-        return normalize(args, self.root, True) if self.active else args
 
     def key(self, args: Any, *, checked: bool = True) -> Any:
         """Equal keys mean equivalent arguments; unless `pairwise`, the converse holds too.
