@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -134,7 +134,6 @@ def test_the_large_file_is_split_between_workers(generated):
     ]
 
 
-@settings(max_examples=300, deadline=None)
 @given(
     lines=st.lists(
         st.sampled_from(["{}", "", " ", "\t", "\r", "x\r", "  {} ", "{" * 9]), max_size=30
