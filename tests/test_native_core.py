@@ -464,9 +464,8 @@ def test_the_example_corpus_scores_byte_identically_on_both_cores(fmt):
 
 @pytest.fixture(scope="module")
 def distinct_corpus(tmp_path_factory) -> Path:
-    from .test_parallel import _bench
+    from scripts import bench_corpus as bench
 
-    bench = _bench()
     return bench.ensure_corpus(
         4000, tmp_path_factory.mktemp("native"), None, quiet=True, distinct=True
     )
