@@ -25,13 +25,8 @@ from evalrunner.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
-# the small suite most CLI tests score: tools/, cases/, traces/
-CLI_DATA = DATA / "cli"
-CLI_BASE = ["--tools", str(CLI_DATA / "tools"), "--cases", str(CLI_DATA / "cases")]
 # the scenario every framework's fixture records (tools.json, cases.json, <framework>-<form>.jsonl)
 FRAMEWORKS = DATA / "frameworks"
-# what the tables print at a width no path of a checkout or a tmp folder wraps at
-WIDE = {"COLUMNS": "200", "NO_COLOR": "1"}
 
 
 def invoke(
