@@ -3,7 +3,8 @@
 #               example corpus in traces/
 #   make test   creates .venv, installs evalrun with its dev extras (pytest, hypothesis, ruff,
 #               mypy, Dask, Playwright), runs ruff, mypy and pytest
-#   make fuzz   the long fuzz run (make test runs a short one)
+#   make fuzz   the long fuzz run and every property test on the thorough hypothesis profile
+#               (make test runs the quick one: tests/conftest.py)
 #   make fixtures  creates .venv/frameworks with the agent frameworks (the frameworks extra) and
 #               rewrites tests/data/frameworks/ with scripts/framework_traces.py (offline); the
 #               frameworks of OWN_FRAMEWORKS each in .venv/frameworks-NAME (its extra
@@ -38,6 +39,8 @@ HAVE_CARGO := $(shell command -v cargo >/dev/null 2>&1 && echo yes)
 # The test files run a second time on the Python core (EVALRUN_CORE=python): the scenarios and
 # the grading laws, which the native core's suite run does not exercise on the fallback.
 PYTHON_CORE_TESTS ?= tests/test_corpus.py tests/test_grading.py tests/test_compare.py tests/test_norms.py
+# pytest-xdist: the suite on two workers (the machines it runs on have two cores)
+PYTEST_JOBS ?= 2
 
 # A .venv whose Python is gone, moved or too old (made by another PYTHON) is rebuilt, not kept
 # failing until `make clean`.
@@ -86,17 +89,17 @@ test: $(DEV_STAMP) $(NATIVE_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 ifeq ($(HAVE_CARGO),yes)
-	EVALRUN_CORE=native $(BIN)/pytest
-	EVALRUN_CORE=python $(BIN)/pytest $(PYTHON_CORE_TESTS)
+	EVALRUN_CORE=native $(BIN)/pytest -n $(PYTEST_JOBS)
+	EVALRUN_CORE=python $(BIN)/pytest -n $(PYTEST_JOBS) $(PYTHON_CORE_TESTS)
 else
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_JOBS)
 endif
 
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
 fuzz: $(DEV_STAMP)
-	EVALRUN_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -q tests/test_fuzz.py
+	EVALRUN_HYPOTHESIS=thorough EVALRUN_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -n $(PYTEST_JOBS) -m hypothesis
 
 $(BENCH_STAMP): pyproject.toml
 	test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)

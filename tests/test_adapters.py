@@ -21,6 +21,7 @@ from evalrunner.cli import app
 from evalrunner.traces import TraceReader, parse_line, read_lines, trace_formats
 from evalrunner.traces import detect as detect_format
 from evalrunner.traces.formats.otel import OtelLimits
+from tests.conftest import score_folder
 
 FORMATS = list(trace_formats())
 
@@ -843,25 +844,6 @@ def project(tmp_path, name, records):
     return path
 
 
-def score(tmp_path, *args, exit_code=0):
-    result = CliRunner().invoke(
-        app,
-        [
-            "score",
-            str(tmp_path / "traces"),
-            "--tools",
-            str(tmp_path / "tools"),
-            "--cases",
-            str(tmp_path / "cases"),
-            "--format",
-            "json",
-            *args,
-        ],
-    )
-    assert result.exit_code == exit_code, result.output
-    return json.loads(result.stdout)
-
-
 UNKNOWN = {"prompt": "look up C-1", "completion": "done"}
 
 
@@ -897,7 +879,7 @@ E2E = {
 def test_score_each_format(tmp_path, fmt):
     retry, malformed = E2E[fmt]
     project(tmp_path, "a.jsonl", [with_ids(retry, "r1"), with_ids(malformed, "r2"), UNKNOWN])
-    doc = score(tmp_path)
+    doc = score_folder(tmp_path)
     verdicts = {r["run_id"]: (r["verdict"], r["shape"]) for r in doc["runs"]}
     # Exact-match fails the self-corrected run; with the rejected attempt dropped it passes.
     assert verdicts == {"r1": ("false_failure", "errored_attempt"), "r2": ("fail", None)}
@@ -909,10 +891,10 @@ def test_score_each_format(tmp_path, fmt):
     [error] = doc["errors"]
     assert error["source"].endswith("a.jsonl:3") and "no known trace format" in error["error"]
     # Forced, the same file reads the same; forced wrong, nothing is scored and all is counted.
-    assert score(tmp_path, "--trace-format", fmt)["runs"] == doc["runs"]
+    assert score_folder(tmp_path, "--trace-format", fmt)["runs"] == doc["runs"]
     wrong = "otel" if fmt != "otel" else "native"
     # (no run scored is exit 2: a wrong format must not pass CI on nothing)
-    forced = score(tmp_path, "--trace-format", wrong, exit_code=2)["summary"]
+    forced = score_folder(tmp_path, "--trace-format", wrong, exit_code=2)["summary"]
     assert (forced["runs"], forced["unscoreable"]) == (0, 3)
 
 
@@ -920,7 +902,7 @@ def test_score_malformed_call_without_error(tmp_path):
     record = chat_run(first_args=BAD_ARGS)
     record["messages"][3]["content"] = "customer not found"  # no error object this time
     project(tmp_path, "a.jsonl", [record])
-    [run] = score(tmp_path)["runs"]
+    [run] = score_folder(tmp_path)["runs"]
     assert run["verdict"] == "fail"
     assert [c["label"] for c in run["calls"]] == ["malformed", "exact"]
 
@@ -933,7 +915,7 @@ def test_score_otel(tmp_path):
     # Only the good call in the second trace: an exact pass.
     del other[1]
     project(tmp_path, "spans.jsonl", [*otel_lines(), *other, UNKNOWN])
-    doc = score(tmp_path)
+    doc = score_folder(tmp_path)
     verdicts = [(r["run_id"], r["verdict"], r["shape"], r["source"][-13:]) for r in doc["runs"]]
     assert verdicts == [
         (TRACE, "false_failure", "errored_attempt", "spans.jsonl:1"),
@@ -941,7 +923,7 @@ def test_score_otel(tmp_path):
     ]
     # Five span lines made two runs; the sixth line is unscoreable: one record each.
     assert (doc["summary"]["runs"], doc["summary"]["unscoreable"]) == (2, 1)
-    otel = score(tmp_path, "--trace-format", "otel", "--case-key", "evalrun.case_id")
+    otel = score_folder(tmp_path, "--trace-format", "otel", "--case-key", "evalrun.case_id")
     assert otel["runs"] == doc["runs"]
 
 
@@ -950,7 +932,7 @@ def test_score_case_key(tmp_path):
     del record["case_id"]
     record["request"] = {"metadata": {"task": "lookup"}}
     project(tmp_path, "a.jsonl", [record])
-    doc = score(tmp_path, "--case-key", "request.metadata.task")
+    doc = score_folder(tmp_path, "--case-key", "request.metadata.task")
     assert [(r["case_id"], r["verdict"]) for r in doc["runs"]] == [("lookup", "false_failure")]
     result = CliRunner().invoke(app, ["score", str(tmp_path / "traces"), "--trace-format", "xml"])
     assert result.exit_code == 2
@@ -1026,7 +1008,7 @@ def test_docs_example_scores_as_the_page_says(tmp_path, example):
         b"".join(orjson.dumps(r) + b"\n" for r in records)
     )
     for fmt in ("auto", DOC_SECTIONS[section]):
-        doc = score(tmp_path, "--trace-format", fmt)
+        doc = score_folder(tmp_path, "--trace-format", fmt)
         assert doc["errors"] == []
         assert [(r["case_id"], r["verdict"], r["shape"]) for r in doc["runs"]] == [
             ("lookup", "false_failure", "errored_attempt")

@@ -1,16 +1,16 @@
-"""The bench generator's distinct-run corpus (issue 31): no run repeats an earlier one, so a memo
-of graded runs serves none; the repeating corpus does repeat, and says how much."""
+"""The bench generator's (scripts/bench_corpus.py) distinct-run corpus (issue 31): no run repeats
+an earlier one, so a memo of graded runs serves none; the repeating corpus does repeat, and says
+how much."""
 
 from __future__ import annotations
 
 import orjson
 
 from evalrunner.read.cases import load_cases
+from scripts import bench_corpus
 
-from .test_parallel import _bench
 
-
-def _keys(corpus, bench) -> list:
+def _keys(corpus) -> list:
     cases = load_cases(corpus / "cases")
     keys = []
     for part in sorted((corpus / "traces").glob("*.jsonl")):
@@ -20,29 +20,27 @@ def _keys(corpus, bench) -> list:
             except orjson.JSONDecodeError:
                 continue  # the generator's truncated lines
             if record.get("case_id") in cases:
-                keys.append(bench._same_run_key(record, cases[record["case_id"]]))
+                keys.append(bench_corpus._same_run_key(record, cases[record["case_id"]]))
     return keys
 
 
 def test_the_distinct_corpus_repeats_no_run(tmp_path):
-    bench = _bench()
-    info = bench.generate(4000, tmp_path / "d", None, distinct=True)
-    keys = _keys(tmp_path / "d", bench)
+    info = bench_corpus.generate(4000, tmp_path / "d", None, distinct=True)
+    keys = _keys(tmp_path / "d")
     assert info["repeats"] == 0 and info["calls"] >= 4000
     assert len(keys) > 1000 and len(set(keys)) == len(keys)
 
 
 def test_the_repeating_corpus_counts_its_repeats(tmp_path):
-    bench = _bench()
-    info = bench.generate(4000, tmp_path / "r", None)
-    keys = _keys(tmp_path / "r", bench)
+    info = bench_corpus.generate(4000, tmp_path / "r", None)
+    keys = _keys(tmp_path / "r")
     assert info["repeats"] == len(keys) - len(set(keys)) > 0
 
 
 def test_each_kind_has_its_own_folder(tmp_path):
-    bench = _bench()
-    distinct = bench.ensure_corpus(2000, tmp_path, None, quiet=True, distinct=True)
-    repeating = bench.ensure_corpus(2000, tmp_path, None, quiet=True)
+    distinct = bench_corpus.ensure_corpus(2000, tmp_path, None, quiet=True, distinct=True)
+    repeating = bench_corpus.ensure_corpus(2000, tmp_path, None, quiet=True)
     assert distinct != repeating
-    assert orjson.loads((distinct / "corpus.json").read_bytes())["distinct"] is True
+    # distinct in calls, whatever the world (f53a3ad stamped "calls" where True was)
+    assert orjson.loads((distinct / "corpus.json").read_bytes())["distinct"] == "calls"
     assert "distinct" not in orjson.loads((repeating / "corpus.json").read_bytes())

@@ -11,7 +11,7 @@ import runpy
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -19,6 +19,7 @@ from evalrunner.cli import app
 from evalrunner.model import InputError, OneOf
 from evalrunner.read.case_formats import CASE_FORMATS, CaseWarning, formats_table
 from evalrunner.read.cases import case_to_json, load_cases, parse_case
+from tests.conftest import EXPENSIVE
 
 from .test_laws_case_keys import grade_all, keyed_worlds
 
@@ -162,7 +163,7 @@ def test_docs_are_the_registry() -> None:
     assert doc["render"]() == text, "run python scripts/case_formats_doc.py"
 
 
-@settings(max_examples=60, deadline=None)
+@EXPENSIVE
 @given(keyed_worlds(), st.booleans())
 def test_law_a_printed_case_reads_back_to_the_same_case_and_grades(world, whole) -> None:
     """For any case (every key, any judge, the whole arguments judged or not), the line `evalrun

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalrunner.cli import app
+from tests.conftest import one_line
 
 
 def get(i: str) -> dict:
@@ -48,13 +49,9 @@ def project(tmp_path, monkeypatch):
     return tmp_path
 
 
-def words(text: str) -> str:
-    return " ".join(text.split())
-
-
 def test_the_header_says_graded_calls_of_calls_made(project):
     table = CliRunner().invoke(app, ["score"])
-    assert words(table.stdout).startswith("evalrun · 2 runs · 2 graded calls of 4 · traces")
+    assert one_line(table.stdout).startswith("evalrun · 2 runs · 2 graded calls of 4 · traces")
     md = CliRunner().invoke(app, ["score", "--format", "markdown"])
     assert md.stdout.startswith("### evalrun · 2 runs · 2 graded calls of 4")
     summary = json.loads(CliRunner().invoke(app, ["score", "--format", "json"]).stdout)["summary"]
@@ -63,7 +60,7 @@ def test_the_header_says_graded_calls_of_calls_made(project):
 
 def test_an_equals_effect_says_the_value_found_and_expected(project):
     result = CliRunner().invoke(app, ["score", "--show", "failures"])
-    assert "equals at /replicas/api-gateway@us-east-1: failed (3 found, 5 expected)" in words(
+    assert "equals at /replicas/api-gateway@us-east-1: failed (3 found, 5 expected)" in one_line(
         result.stdout
     )
     runs = json.loads(CliRunner().invoke(app, ["score", "--format", "json"]).stdout)["runs"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from evalrunner import MISSING, args_equivalent
@@ -225,14 +225,12 @@ def related_pair():
     )
 
 
-@settings(max_examples=400, deadline=None)
 @given(a=args())
 def test_reflexive(a):
     r = cmp(a, a)
     assert r.equal and r.exact
 
 
-@settings(max_examples=400, deadline=None)
 @given(pair=related_pair())
 def test_symmetric_and_consistent_with_the_canonical_key(pair):
     a, b = pair
@@ -272,7 +270,6 @@ STABLE_PLAN = ToolPlan.compile(STABLE, BUILTINS)
 STABLE_PARAMS = ["month", "status", "limit", "flights", "x"]
 
 
-@settings(max_examples=400, deadline=None)
 @given(
     pair=st.tuples(
         st.dictionaries(st.sampled_from(STABLE_PARAMS), st.one_of(norm_inputs(), json_values(6))),
@@ -369,7 +366,6 @@ def one_rule_plan(name: str) -> ToolPlan:
 RULE_PLANS = {name: one_rule_plan(name) for name in sorted(BUILTINS)}
 
 
-@settings(max_examples=400, deadline=None)
 @given(
     name=st.sampled_from(sorted(BUILTINS)),
     value=st.one_of(norm_inputs(), json_values(6)),
@@ -386,7 +382,6 @@ def test_json_equal_is_equivalent_under_every_rule(name, value, data):
     assert r.shapes == ("encoding",) and {d.path for d in r.diffs} == {"n"}
 
 
-@settings(max_examples=400, deadline=None)
 @given(
     name=st.sampled_from(sorted(BUILTINS)),
     value=st.one_of(norm_inputs(), json_values(6)),
@@ -412,7 +407,6 @@ def test_rules_not_declared_json_stable_indeed_are_not():
         assert plan.key({"v": a}) != plan.key({"v": b}) and plan.equivalent({"v": a}, {"v": b})
 
 
-@settings(max_examples=200, deadline=None)
 @given(a=args())
 def test_defaults_restated_stay_equivalent(a):
     b = {**a, "limit": 50, "cursor": None}

@@ -20,8 +20,7 @@ from evalrunner.model import InputError  # noqa: E402
 from evalrunner.scoring import graded, load_config, score  # noqa: E402
 from evalrunner.traces import Reading, TraceInput  # noqa: E402
 from evalrunner.write.jsonl import JsonlWriter  # noqa: E402
-
-from .test_parallel import _bench  # noqa: E402
+from scripts.bench_corpus import generate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def corpus(tmp_path_factory) -> Path:
     """The benchmark generator's corpus, one of its files gzipped, and a blank-only file."""
     target = tmp_path_factory.mktemp("dask") / "c"
-    _bench().generate(3000, target, None)
+    generate(3000, target, None)
     part = target / "traces" / "part-03.jsonl"
     (target / "traces" / "part-03.jsonl.gz").write_bytes(gzip.compress(part.read_bytes()))
     part.unlink()
@@ -111,7 +110,7 @@ def large(tmp_path_factory) -> Path:
     """40,000 calls in 8 files (one of 3.7 MB): with small byte ranges, dozens of tasks grade
     while the config is sent to the workers, as on the corpus that hung."""
     target = tmp_path_factory.mktemp("dask-large") / "c"
-    _bench().generate(40000, target, None)
+    generate(40000, target, None)
     return target
 
 

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from evalrunner.cli import app
 from evalrunner.diff import binomial_two_sided, mcnemar_exact, sign_test, stats
+from tests.conftest import one_line
 
 # --------------------------------------------------------------------------------- the corpus
 
@@ -132,11 +133,6 @@ def diff_json(*args: str) -> dict:
     return json.loads(result.stdout)
 
 
-def words(text: str) -> str:
-    """Output with rich's line wrapping undone."""
-    return " ".join(text.split())
-
-
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     """A project directory (the current directory) with the rule not yet added."""
@@ -222,7 +218,7 @@ def test_rule_change_table_says_it_in_words(project):
     result = invoke("diff", "old.json", "traces")
 
     assert result.exit_code == 0, result.output
-    text = words(result.stdout)
+    text = one_line(result.stdout)
     assert "paired by run_id: both sides hold the same 6 runs" in text
     assert "true run failure rate 66.7% (4) 50.0% (3) -16.7 pts" in text
     assert "Flips: 3 runs changed verdict" in text
@@ -230,7 +226,7 @@ def test_rule_change_table_says_it_in_words(project):
     assert "WARNING: calls now match through a rule while the recorded world says" in text
     assert "month on search_invoices.month: 1 run with failing effects (r3)" in text
     assert "2 runs improved, 1 regressed; p = 1: could well be noise at alpha 0.05." in text
-    assert "doubt the rule" in words(result.stderr)
+    assert "doubt the rule" in one_line(result.stderr)
 
 
 def test_same_traces_same_rules_change_nothing(project):
@@ -239,7 +235,7 @@ def test_same_traces_same_rules_change_nothing(project):
     assert out["suspect_rules"] == []
     assert out["test"] == {"name": "exact_mcnemar", "improved": 0, "regressed": 0, "p_value": 1.0}
     result = invoke("diff", "traces", "traces")
-    assert "No run changed its true verdict" in words(result.stdout)
+    assert "No run changed its true verdict" in one_line(result.stdout)
 
 
 # ------------------------------------------------------------------- McNemar through the CLI
@@ -301,7 +297,7 @@ def test_mcnemar_p_value_and_words(tmp_path, monkeypatch):
     result = invoke("diff", "v1.json", "traces", "--cases", "cases-v2")
     assert (
         "12 runs improved, 3 regressed; p = 0.035: unlikely to be noise at alpha 0.05 "
-        "(an improvement)." in words(result.stdout)
+        "(an improvement)." in one_line(result.stdout)
     )
 
 
@@ -311,7 +307,7 @@ def test_fail_on_regression_exits_1_only_when_significant(tmp_path, monkeypatch)
 
     worse = invoke("diff", "v2.json", "v1.json", "--fail-on-regression")
     assert worse.exit_code == 1, worse.output
-    assert "3 runs improved, 12 regressed; p = 0.035" in words(worse.stderr)
+    assert "3 runs improved, 12 regressed; p = 0.035" in one_line(worse.stderr)
 
     assert (
         invoke("diff", "v2.json", "v1.json", "--fail-on-regression", "--alpha", "0.01").exit_code
@@ -324,7 +320,7 @@ def test_fail_on_regression_exits_1_only_when_significant(tmp_path, monkeypatch)
 def test_alpha_out_of_range_is_a_usage_error(project):
     result = invoke("diff", "traces", "traces", "--alpha", "1.5")
     assert result.exit_code == 2
-    assert "--alpha must be between 0 and 1" in words(result.stderr)
+    assert "--alpha must be between 0 and 1" in one_line(result.stderr)
 
 
 # ------------------------------------------------------------------ re-recorded traces: cases
@@ -394,11 +390,11 @@ def test_rerecorded_traces_pair_by_case(tmp_path, monkeypatch):
     assert out["new"]["summary"]["unscoreable"] == 1
 
     result = invoke("diff", "old", "new")
-    text = words(result.stdout)
+    text = one_line(result.stdout)
     assert "Flips: 2 cases changed true pass fraction" in text
     assert "a 33% → 100%" in text
     assert "not paired: 1 case only in OLD, 0 only in NEW" in text
-    assert "NEW: 1 trace line could not be scored" in words(result.stderr)
+    assert "NEW: 1 trace line could not be scored" in one_line(result.stderr)
 
 
 # By hand: 9 cases better, 1 worse: P(X <= 1), X ~ Bin(10, 1/2) = (1 + 10) / 1024; p = 22 / 1024.
@@ -553,7 +549,7 @@ def test_unknown_revision_exits_2(repo):
     result = invoke("diff", "no-such-rev", "HEAD")
     assert result.exit_code == 2
     assert "'no-such-rev' is neither a file or directory nor a revision of the git repository" in (
-        words(result.stderr)
+        one_line(result.stderr)
     )
     assert result.stdout == ""
 
@@ -561,7 +557,7 @@ def test_unknown_revision_exits_2(repo):
 def test_revision_without_the_directories_exits_2(repo):
     result = invoke("diff", "HEAD~1", "HEAD", "--tools", "schemas")
     assert result.exit_code == 2
-    assert "has no schemas: nothing to read there" in words(result.stderr)
+    assert "has no schemas: nothing to read there" in one_line(result.stderr)
 
 
 def test_unusable_tools_at_a_revision_are_named_as_git_names_them(repo):
@@ -573,7 +569,7 @@ def test_unusable_tools_at_a_revision_are_named_as_git_names_them(repo):
     result = invoke("diff", "HEAD~1", "HEAD")
 
     assert result.exit_code == 2
-    message = words(result.stderr)
+    message = one_line(result.stderr)
     assert "HEAD:tools/billing.json" in message
     assert "no_such_rule" in message
     assert "evalrun-diff-" not in message  # not the temporary extraction
@@ -583,8 +579,8 @@ def test_revision_outside_a_git_repository_exits_2(project, monkeypatch):
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(project.parent))
     result = invoke("diff", "HEAD~1", "traces")
     assert result.exit_code == 2
-    assert "'HEAD~1' is not a file or directory, and" in words(result.stderr)
-    assert "is not in a git repository" in words(result.stderr)
+    assert "'HEAD~1' is not a file or directory, and" in one_line(result.stderr)
+    assert "is not in a git repository" in one_line(result.stderr)
 
 
 @pytest.mark.parametrize(
@@ -600,7 +596,7 @@ def test_a_file_that_is_not_a_results_file_exits_2(project, content, why):
     (project / "other.json").write_text(content)
     result = invoke("diff", "other.json", "traces")
     assert result.exit_code == 2
-    message = words(result.stderr)
+    message = one_line(result.stderr)
     assert "not an evalrun results file" in message or "not an evalrun run result" in message
     assert why in message
 
@@ -610,10 +606,10 @@ def test_a_jsonl_results_file_cut_short_exits_2(project):
     (project / "cut.jsonl").write_text("\n".join(full[:-1]) + "\n")
     result = invoke("diff", "cut.jsonl", "traces")
     assert result.exit_code == 2
-    assert "ends without its summary line" in words(result.stderr)
+    assert "ends without its summary line" in one_line(result.stderr)
 
 
 def test_unusable_tools_for_a_trace_side_exit_2(project):
     result = invoke("diff", "traces", "traces", "--tools", "missing")
     assert result.exit_code == 2
-    assert "tools directory 'missing' does not exist" in words(result.stderr)
+    assert "tools directory 'missing' does not exist" in one_line(result.stderr)

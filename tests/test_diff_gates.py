@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from evalrunner.cli import app
 from evalrunner.diff.gates import replies_differ, smallest_suite
+from tests.conftest import one_line
 
 IDS = [f"c{i:02}" for i in range(14)]
 BROKEN = ("c03", "c07", "c11")
@@ -64,17 +65,13 @@ def invoke(*args: str):
     return CliRunner().invoke(app, list(args))
 
 
-def words(text: str) -> str:
-    return " ".join(text.split())
-
-
 def test_the_paired_test_cannot_fire_and_says_so(suite):
     result = invoke("diff", "old", "new", "--fail-on-regression")
     assert result.exit_code == 0, result.output
-    assert "0 cases improved, 4 regressed; p = 0.12" in words(result.stdout)
+    assert "0 cases improved, 4 regressed; p = 0.12" in one_line(result.stdout)
     assert (
         "note: --fail-on-regression: the paired test cannot reach p < 0.05 with 4 cases moving "
-        "(it needs at least 6, all one way)" in words(result.stderr)
+        "(it needs at least 6, all one way)" in one_line(result.stderr)
     )
 
 
@@ -84,7 +81,7 @@ def test_fail_above_delta_fires_with_the_rise(suite):
     assert result.exit_code == 1, result.output
     assert (
         "--fail-above-delta: the true run failure rate rose 0.0% → 23.8% (+23.8 pts), more than "
-        "5.0 pts" in words(result.stderr)
+        "5.0 pts" in one_line(result.stderr)
     )
     assert invoke("diff", "old", "new", "--fail-above-delta", "0.25").exit_code == 0
     assert invoke("diff", "new", "old", "--fail-above-delta", "0").exit_code == 0  # it fell
@@ -93,7 +90,7 @@ def test_fail_above_delta_fires_with_the_rise(suite):
 def test_fail_above_delta_takes_a_fraction(suite):
     result = invoke("diff", "old", "new", "--fail-above-delta", "5")
     assert result.exit_code == 2
-    assert "--fail-above-delta takes a fraction from 0 to 1, not 5: for 5%, write 0.05" in words(
+    assert "--fail-above-delta takes a fraction from 0 to 1, not 5: for 5%, write 0.05" in one_line(
         result.stderr
     )
 
@@ -103,7 +100,7 @@ def test_fail_on_case_regression_lists_the_cases(suite):
     assert result.exit_code == 1, result.output
     assert (
         "--fail-on-case-regression: 4 cases' true pass share fell: c00 3/3 → 2/3, c03 3/3 → 0/3, "
-        "c07 3/3 → 0/3, c11 3/3 → 0/3" in words(result.stderr)
+        "c07 3/3 → 0/3, c11 3/3 → 0/3" in one_line(result.stderr)
     )
     assert invoke("diff", "new", "old", "--fail-on-case-regression").exit_code == 0
 
@@ -115,8 +112,8 @@ def test_case_regression_under_run_pairing(suite):
     write(suite / "cases2" / "c.json", json.dumps(cases))
     result = invoke("diff", "before.json", "old", "--cases", "cases2", "--fail-on-case-regression")
     assert result.exit_code == 1, result.output
-    assert "paired by run_id" in words(result.stdout)
-    assert "1 case's true pass share fell: c05 3/3 → 0/3" in words(result.stderr)
+    assert "paired by run_id" in one_line(result.stdout)
+    assert "1 case's true pass share fell: c05 3/3 → 0/3" in one_line(result.stderr)
 
 
 def test_every_gate_fires_at_once_and_each_is_said(suite):
@@ -131,7 +128,7 @@ def test_every_gate_fires_at_once_and_each_is_said(suite):
         "--fail-on-suspect",
     )
     assert result.exit_code == 1
-    err = words(result.stderr)
+    err = one_line(result.stderr)
     assert "--fail-above-delta:" in err and "--fail-on-case-regression:" in err
     assert "--fail-on-suspect" not in err  # no rule is suspect here
 
@@ -140,7 +137,7 @@ def test_gates_from_the_settings_file_are_named_with_it(suite):
     write(suite / "evalrun.toml", "fail_above_delta = 0.1\nfail_on_case_regression = true\n")
     result = invoke("diff", "old", "new")
     assert result.exit_code == 1, result.output
-    err = words(result.stderr)
+    err = one_line(result.stderr)
     assert "fail_above_delta in evalrun.toml: the true run failure rate rose" in err
     assert "more than 10.0 pts" in err
     assert "fail_on_case_regression in evalrun.toml: 4 cases' true pass share fell" in err
@@ -157,18 +154,18 @@ def test_a_gate_setting_of_the_wrong_type_exits_2(suite):
     write(suite / "evalrun.toml", 'fail_on_suspect = "yes"\n')
     result = invoke("diff", "old", "new")
     assert result.exit_code == 2
-    assert "fail_on_suspect must be true or false, not 'yes'" in words(result.stderr)
+    assert "fail_on_suspect must be true or false, not 'yes'" in one_line(result.stderr)
 
 
 def test_fail_above_from_settings_is_named_as_the_setting(suite):
     write(suite / "pyproject.toml", "[tool.evalrun]\nfail_above = 0.1\n")
     result = invoke("score", "new")
     assert result.exit_code == 1
-    assert "true run failure rate 23.8% is above fail_above in pyproject.toml 10.0%" in words(
+    assert "true run failure rate 23.8% is above fail_above in pyproject.toml 10.0%" in one_line(
         result.stderr
     )
     flagged = invoke("score", "new", "--fail-above", "0.2")
-    assert "is above --fail-above 20.0%" in words(flagged.stderr)
+    assert "is above --fail-above 20.0%" in one_line(flagged.stderr)
 
 
 @pytest.mark.parametrize(("alpha", "need"), [(0.05, 6), (0.01, 8), (0.1, 5), (0.5, 3), (0.25, 4)])
@@ -227,7 +224,7 @@ def test_score_fail_on_suspect(months):
     assert result.exit_code == 1, result.output
     assert (
         "--fail-on-suspect: a rule may be creating false passes; normalizer suspects: month on "
-        "search.month (1 run)" in words(result.stderr)
+        "search.month (1 run)" in one_line(result.stderr)
     )
     assert invoke("score").exit_code == 0  # no flag, no failure
 
@@ -238,7 +235,7 @@ def test_diff_fail_on_suspect(months):
     assert result.exit_code == 1, result.output
     assert (
         "--fail-on-suspect: a rule may be creating false passes; normalizer suspects: month on "
-        "search.month (1 run)" in words(result.stderr)
+        "search.month (1 run)" in one_line(result.stderr)
     )
     # the suspect is not new between two scorings with the rule: nothing fires
     after = invoke("score", "--format", "json", "--output", "after.json")
@@ -319,4 +316,4 @@ def test_score_fail_on_suspect_fires_on_rules_whose_replies_differ(monkeypatch):
     assert summary["normalizer_suspects"] == [] and replies_differ(summary)
     result = invoke("score", "traces", "--fail-on-suspect")
     assert result.exit_code == 1, result.output
-    assert "replies" in words(result.stderr) and "date on" in words(result.stderr)
+    assert "replies" in one_line(result.stderr) and "date on" in one_line(result.stderr)

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from evalrunner.cli import app
 from evalrunner.diff.sources import _Laid
+from tests.conftest import one_line
 from tests.test_diff import (
     REFUNDED,
     RULE_CHANGE_FLIPS,
@@ -26,7 +27,6 @@ from tests.test_diff import (
     invoke,
     score_to,
     search_tool,
-    words,
     write_json,
     write_jsonl,
 )
@@ -98,7 +98,9 @@ def test_traces_on_standard_input_are_scored(rule_change):
 def test_standard_input_cannot_be_both_sides(rule_change):
     result = invoke_input(b"", "diff", "-", "-")
     assert result.exit_code == 2
-    assert "OLD and NEW are both - : standard input can be read only once" in words(result.stderr)
+    assert "OLD and NEW are both - : standard input can be read only once" in one_line(
+        result.stderr
+    )
 
 
 def evalrun(*args: str, cwd: Path, shell: bool = False) -> subprocess.CompletedProcess:
@@ -311,7 +313,7 @@ def test_a_revision_without_the_paths_says_which_path_it_looked_for(evals_repo, 
     monkeypatch.chdir(evals_repo)
     result = invoke("diff", "HEAD~1", "HEAD", "--tools", "evals/tools", "--cases", "evals/cases")
     assert result.exit_code == 2
-    assert "has no traces: nothing to read there" in words(result.stderr)
+    assert "has no traces: nothing to read there" in one_line(result.stderr)
 
 
 # ------------------------------------------------------------ a results document, run by run

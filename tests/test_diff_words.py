@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from evalrunner.diff.pairing import natural_key
+from tests.conftest import one_line
 from tests.test_diff import (
     RUNS,
     corpus,
@@ -16,7 +17,6 @@ from tests.test_diff import (
     invoke,
     score_to,
     search_tool,
-    words,
     write_json,
     write_jsonl,
 )
@@ -81,21 +81,23 @@ def test_ids_and_tool_names_are_printed_as_written(bracketed):
     result = invoke("diff", "old.json", "traces")
 
     assert result.exit_code == 0, result.output
-    text = words(result.stdout)
+    text = one_line(result.stdout)
     assert (
         f"{CLOSER} fail → false_failure (encoding) now equivalent through `month` on "
         'get[v2].month: "2026-03-01" ~ "2026-03"'
     ) in text
     assert f"month on get[v2].month: 1 run with failing effects ({LINK})" in text
-    assert "warning: calls now match through month on get[v2].month while" in words(result.stderr)
+    assert "warning: calls now match through month on get[v2].month while" in one_line(
+        result.stderr
+    )
 
 
 def test_case_ids_are_printed_as_written(bracketed):
     result = invoke("diff", "old.json", "traces", "--pairing", "case_id")
 
     assert result.exit_code == 0, result.output
-    assert f"{CASE_ID} 0% → 50%" in words(result.stdout)
-    assert "get[v2].month differs" in words(result.stdout)
+    assert f"{CASE_ID} 0% → 50%" in one_line(result.stdout)
+    assert "get[v2].month differs" in one_line(result.stdout)
 
 
 def test_the_json_carries_the_names_unchanged(bracketed):
@@ -108,7 +110,7 @@ def test_a_file_name_with_brackets(bracketed):
     Path("[red]old.json").write_bytes(Path("old.json").read_bytes())
     result = invoke("diff", "[red]old.json", "traces")
     assert result.exit_code == 0, result.output
-    assert "old results file [red]old.json" in words(result.stdout)
+    assert "old results file [red]old.json" in one_line(result.stdout)
     assert json.loads(invoke("diff", "[red]old.json", "traces", "-f", "json").stdout)
 
 
@@ -188,7 +190,7 @@ def test_cases_whose_true_pass_fraction_did_not_move_are_not_flips(tmp_path, mon
     assert out["pairing"] == "case_id"
     assert [(f["key"], f["old"], f["new"]) for f in out["flips"]] == [("m", 0.0, 1.0)]
     assert out["reported_only"] == 1
-    text = words(invoke("diff", "old.jsonl", "new.jsonl").stdout)
+    text = one_line(invoke("diff", "old.jsonl", "new.jsonl").stdout)
     assert (
         "Flips: 1 case changed true pass fraction (1 more case changed only their exact-match "
         "pass fraction: not flips)"
@@ -290,5 +292,5 @@ def test_an_effect_that_now_fails_says_what_was_found(tmp_path, monkeypatch):
             "cause": "effect now fails: count at /refunds (0 found, 1 expected)",
         }
     ]
-    table = words(invoke("diff", "old.json", "traces").stdout)
+    table = one_line(invoke("diff", "old.json", "traces").stdout)
     assert "r3 false_failure (encoding) → fail effect now fails: count at /refunds" in table

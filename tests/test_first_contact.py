@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from evalrunner.cli import app
 from evalrunner.write import wording
+from tests.conftest import one_line
 
 DATA = Path(__file__).parent / "data" / "cli"
 BASE = ["--tools", str(DATA / "tools"), "--cases", str(DATA / "cases")]
@@ -20,10 +21,6 @@ RUN = (DATA / "traces" / "a.jsonl").read_text().splitlines()[0]
 
 def score(*args: str):
     return CliRunner().invoke(app, ["score", *BASE, *args], env={"COLUMNS": "200", "NO_COLOR": "1"})
-
-
-def one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 # ----------------------------------------------------------------------- green on nothing

@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from evalrunner import Run, TraceError
-from evalrunner.cli import app
 from evalrunner.traces import read_lines
+from tests.conftest import score_fixture
 
 DATA = Path(__file__).parent / "data" / "frameworks"
 SCENARIO = {
@@ -23,13 +22,6 @@ SCENARIO = {
     "parallel": ("pass", None, ["exact", "exact"]),
     "raised": ("false_pass", "rejected_call", ["errored"]),
 }
-
-
-def score(path: Path | str, *args: str, exit_code: int = 0) -> dict[str, Any]:
-    base = ["--tools", str(DATA / "tools.json"), "--cases", str(DATA / "cases.json")]
-    result = CliRunner().invoke(app, ["score", str(path), *base, "--format", "json", *args])
-    assert result.exit_code == exit_code, result.output
-    return json.loads(result.stdout)
 
 
 def verdicts(doc: dict[str, Any]) -> dict[str, Any]:
@@ -62,7 +54,7 @@ STORE = sorted((DATA / "mlflow-file-store").glob("*/artifacts/traces.json"))
 
 def test_mlflow_fixtures_are_the_four_runs_of_the_scenario():
     assert len(STORE) == 4 and len(mlflow_traces()) == 4
-    doc = score(DATA / "mlflow-trace-json.jsonl")
+    doc = score_fixture(DATA / "mlflow-trace-json.jsonl")
     assert {r["run_id"] for r in doc["runs"]} == {t["info"]["trace_id"] for t in mlflow_traces()}
 
 
@@ -70,9 +62,9 @@ def test_mlflow_fixtures_are_the_four_runs_of_the_scenario():
 def test_an_mlflow_file_store_traces_json_scores_with_the_case_id_given(traces_json):
     """The file store writes the spans alone in traces.json, the tags in files beside it."""
     case = (traces_json.parent.parent / "tags" / "case_id").read_text()
-    doc = score(traces_json, "--case-id", case)
+    doc = score_fixture(traces_json, "--case-id", case)
     assert doc["errors"] == [] and verdicts(doc) == {case: SCENARIO[case]}
-    doc = score(traces_json, exit_code=2)
+    doc = score_fixture(traces_json, exit_code=2)
     [error] = doc["errors"]
     assert error["error"].startswith("mlflow: no case id") and "--case-id" in error["error"]
 
@@ -112,7 +104,7 @@ def _v2(trace: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_mlflow_2_traces_read_as_mlflow_3_traces_do(tmp_path):
-    doc = score(write(tmp_path / "v2.jsonl", [_v2(t) for t in mlflow_traces()]))
+    doc = score_fixture(write(tmp_path / "v2.jsonl", [_v2(t) for t in mlflow_traces()]))
     assert doc["errors"] == [] and verdicts(doc) == SCENARIO
     assert [r["calls"][0]["tool"] for r in doc["runs"]] == [
         "get_customer",
@@ -125,7 +117,7 @@ def test_mlflow_case_id_in_the_trace_metadata(tmp_path):
     traces = mlflow_traces()
     for t in traces:
         t["info"]["trace_metadata"]["case_id"] = t["info"]["tags"].pop("case_id")
-    assert verdicts(score(write(tmp_path / "meta.jsonl", traces))) == SCENARIO
+    assert verdicts(score_fixture(write(tmp_path / "meta.jsonl", traces))) == SCENARIO
 
 
 def _tool_span(trace: dict[str, Any]) -> dict[str, Any]:
@@ -169,7 +161,7 @@ def crewai_runs(name: str = "crewai-tool-events") -> list[dict[str, Any]]:
 def test_crewai_tool_events_in_react_mode_are_each_attempt_its_tool_usage_made():
     """Without function calling, CrewAI's ToolUsage tries a failing tool three times: each try
     is an attempt its events show (the started event keeps the arguments as JSON text)."""
-    doc = score(DATA / "crewai-tool-events-react.jsonl")
+    doc = score_fixture(DATA / "crewai-tool-events-react.jsonl")
     assert doc["errors"] == []
     assert verdicts(doc) == {
         "retry": ("false_failure", "errored_attempt", ["errored"] * 3 + ["exact"]),
@@ -180,7 +172,7 @@ def test_crewai_tool_events_in_react_mode_are_each_attempt_its_tool_usage_made()
 
 
 def test_crewai_events_one_a_line_say_how_to_write_a_run(tmp_path):
-    doc = score(write(tmp_path / "events.jsonl", crewai_runs()[0]["events"]), exit_code=2)
+    doc = score_fixture(write(tmp_path / "events.jsonl", crewai_runs()[0]["events"]), exit_code=2)
     assert doc["runs"] == [] and len(doc["errors"]) == 4
     assert all("one CrewAI event on its own line" in e["error"] for e in doc["errors"])
 
@@ -189,7 +181,7 @@ def test_crewai_finishes_without_starts_are_calls_of_their_own(tmp_path):
     runs = crewai_runs()
     for run in runs:
         run["events"] = [e for e in run["events"] if e["type"] != "tool_usage_started"]
-    assert verdicts(score(write(tmp_path / "ends.jsonl", runs))) == SCENARIO
+    assert verdicts(score_fixture(write(tmp_path / "ends.jsonl", runs))) == SCENARIO
 
 
 def test_crewai_ends_pair_by_tool_and_arguments_without_started_event_ids(tmp_path):
@@ -197,7 +189,7 @@ def test_crewai_ends_pair_by_tool_and_arguments_without_started_event_ids(tmp_pa
     for run in runs:
         for event in run["events"]:
             event["started_event_id"] = None
-    assert verdicts(score(write(tmp_path / "old.jsonl", runs))) == SCENARIO
+    assert verdicts(score_fixture(write(tmp_path / "old.jsonl", runs))) == SCENARIO
 
 
 def test_crewai_a_reported_failure_and_arguments_the_schema_rejects_are_errored_attempts():
@@ -229,7 +221,7 @@ def test_crewai_events_are_read_in_the_order_crewai_emitted_them(tmp_path):
     runs = crewai_runs()
     for run in runs:
         run["events"].reverse()
-    assert verdicts(score(write(tmp_path / "reversed.jsonl", runs))) == SCENARIO
+    assert verdicts(score_fixture(write(tmp_path / "reversed.jsonl", runs))) == SCENARIO
 
 
 # ---------------------------------------------------------------------------------- Langfuse
@@ -248,7 +240,9 @@ def test_langfuse_trace_metadata_is_json_text_read_decoded():
     assert {s["attributes"]["langfuse.trace.metadata.case_id"] for s in spans} == {
         f'"{case}"' for case in SCENARIO
     }
-    doc = score(DATA / "langfuse-spans.jsonl", "--group-by", "langfuse.trace.metadata.case_id")
+    doc = score_fixture(
+        DATA / "langfuse-spans.jsonl", "--group-by", "langfuse.trace.metadata.case_id"
+    )
     assert set(doc["summary"]["groups"]) == set(SCENARIO)
 
 
@@ -265,9 +259,9 @@ def test_langfuse_tool_observations_with_positional_arguments_fall_back_on_the_g
             attrs["langfuse.observation.input"] = json.dumps(
                 {"args": [*kwargs.values()]} | {"kwargs": {}}
             )
-    assert verdicts(score(write(tmp_path / "positional.jsonl", spans))) == SCENARIO
+    assert verdicts(score_fixture(write(tmp_path / "positional.jsonl", spans))) == SCENARIO
     alone = [s for s in spans if _observed(s) != "generation"]
-    doc = score(write(tmp_path / "alone.jsonl", alone), exit_code=2)
+    doc = score_fixture(write(tmp_path / "alone.jsonl", alone), exit_code=2)
     assert doc["runs"] == [] and len(doc["errors"]) == 4
     assert all("not the arguments object" in e["error"] for e in doc["errors"])
     # the content was captured: the advice is the model spans, not a setting that changes nothing
@@ -278,7 +272,7 @@ def test_langfuse_tool_observations_with_positional_arguments_fall_back_on_the_g
 def test_langfuse_generations_alone_are_the_calls_but_keep_no_error_flag(tmp_path):
     spans = [s for s in langfuse_spans() if _observed(s) != "tool"]
     path = write(tmp_path / "generations.jsonl", spans)
-    doc = score(path)
+    doc = score_fixture(path)
     assert doc["errors"] == []
     assert {c: v[0] for c, v in verdicts(doc).items()} == {
         "retry": "fail",
@@ -287,7 +281,7 @@ def test_langfuse_generations_alone_are_the_calls_but_keep_no_error_flag(tmp_pat
         "raised": "pass",  # the agent gave up: no reply to the call was ever sent to the model
     }
     # the replies the model was sent are the agent's own error text: --error-pattern names it
-    doc = score(path, "--error-pattern", "^Error: ")
+    doc = score_fixture(path, "--error-pattern", "^Error: ")
     assert verdicts(doc)["retry"] == SCENARIO["retry"]
 
 
@@ -295,17 +289,17 @@ def test_langfuse_level_error_alone_marks_an_errored_attempt(tmp_path):
     spans = langfuse_spans()
     for span in spans:
         span["status"] = {"status_code": "UNSET"}
-    assert verdicts(score(write(tmp_path / "level.jsonl", spans))) == SCENARIO
+    assert verdicts(score_fixture(write(tmp_path / "level.jsonl", spans))) == SCENARIO
     for span in spans:
         span["attributes"].pop("langfuse.observation.level", None)
-    assert verdicts(score(write(tmp_path / "none.jsonl", spans)))["retry"][0] == "fail"
+    assert verdicts(score_fixture(write(tmp_path / "none.jsonl", spans)))["retry"][0] == "fail"
 
 
 def test_a_langfuse_trace_that_made_no_call_is_a_run_of_none(tmp_path):
     """Its spans are a convention evalrun reads (langfuse.observation.type): not the guard's
     'no span is in a convention evalrun reads'."""
     spans = [s for s in langfuse_spans() if _observed(s) == "agent"]
-    doc = score(write(tmp_path / "agents.jsonl", spans))
+    doc = score_fixture(write(tmp_path / "agents.jsonl", spans))
     assert doc["errors"] == [] and [r["calls"] for r in doc["runs"]] == [[]] * 4
 
 
@@ -315,16 +309,16 @@ JSONDB = DATA / "agno-jsondb"
 
 
 def test_an_agno_jsondb_runs_table_scores_each_run():
-    doc = score(JSONDB / "agno_runs.json")
+    doc = score_fixture(JSONDB / "agno_runs.json")
     assert doc["errors"] == [] and verdicts(doc) == SCENARIO
-    assert score(JSONDB / "agno_runs.json", "--trace-format", "agno")["runs"] == doc["runs"]
+    assert score_fixture(JSONDB / "agno_runs.json", "--trace-format", "agno")["runs"] == doc["runs"]
     # the same runs as RunOutput.to_dict() a line: the same verdicts, the same run ids
-    outputs = score(DATA / "agno-run-output.jsonl")
+    outputs = score_fixture(DATA / "agno-run-output.jsonl")
     assert [r["run_id"] for r in outputs["runs"]] == [r["run_id"] for r in doc["runs"]]
 
 
 def test_an_agno_sessions_table_says_where_the_runs_are():
-    doc = score(JSONDB / "agno_sessions.json", exit_code=2)
+    doc = score_fixture(JSONDB / "agno_sessions.json", exit_code=2)
     assert doc["runs"] == [] and len(doc["errors"]) == 4
     assert all("score the runs table (agno_runs.json)" in e["error"] for e in doc["errors"])
 
@@ -337,7 +331,7 @@ def test_agno_tool_call_error_is_what_marks_the_failed_call(tmp_path):
     path = tmp_path / "agno_runs.json"
     path.write_text(json.dumps(rows, indent=2))
     # Agno's reply is the exception's text alone: without the flag, a call that succeeded
-    assert {c: v[0] for c, v in verdicts(score(path)).items()}["retry"] == "fail"
+    assert {c: v[0] for c, v in verdicts(score_fixture(path)).items()}["retry"] == "fail"
 
 
 # ----------------------------------------------- calls a framework rejected before running them
@@ -360,8 +354,8 @@ def test_a_call_pydantic_ai_rejected_before_running_it_is_read_from_its_spans():
     """The model asked for get_client, which the agent has not: pydantic-ai answered "Unknown
     tool name" and ran no tool. Its spans hold the call only in the chat spans; read as the
     messages read it, an errored attempt (the exact-match check fails the run, evalrun not)."""
-    spans = score(DATA / "pydantic-ai-spans-v5-unknown-tool.jsonl")
-    messages = score(DATA / "pydantic-ai-messages-unknown-tool.jsonl")
+    spans = score_fixture(DATA / "pydantic-ai-spans-v5-unknown-tool.jsonl")
+    messages = score_fixture(DATA / "pydantic-ai-messages-unknown-tool.jsonl")
     assert calls_of(spans) == calls_of(messages) == REJECTED
     assert verdicts(spans) == {"retry": SCENARIO["retry"]}
     assert not any(
@@ -386,7 +380,7 @@ def test_a_requested_call_without_a_reply_is_not_read_as_rejected(tmp_path):
                 m["parts"] = [p for p in m["parts"] if p.get("name") != "get_client"]
             attrs["gen_ai.input.messages"] = json.dumps(messages)
 
-    doc = score(write(tmp_path / "t.jsonl", _without(rejected_spans(), no_reply)))
+    doc = score_fixture(write(tmp_path / "t.jsonl", _without(rejected_spans(), no_reply)))
     assert calls_of(doc) == [("get_customer", "exact")]
 
 
@@ -394,7 +388,7 @@ def test_rejected_calls_are_read_only_when_every_tool_span_keeps_its_call_id(tmp
     def no_ids(attrs: dict[str, Any]) -> None:
         attrs.pop("gen_ai.tool.call.id", None)
 
-    doc = score(write(tmp_path / "t.jsonl", _without(rejected_spans(), no_ids)))
+    doc = score_fixture(write(tmp_path / "t.jsonl", _without(rejected_spans(), no_ids)))
     assert calls_of(doc) == [("get_customer", "exact")]
 
 
@@ -402,7 +396,7 @@ def test_rejected_calls_keep_their_place_without_start_times(tmp_path):
     spans = rejected_spans()
     for span in spans:
         del span["start_time"]
-    assert calls_of(score(write(tmp_path / "t.jsonl", spans))) == REJECTED
+    assert calls_of(score_fixture(write(tmp_path / "t.jsonl", spans))) == REJECTED
 
 
 def test_langfuse_observations_of_odd_shapes_are_errors_or_nothing_never_a_crash(tmp_path):
@@ -415,6 +409,6 @@ def test_langfuse_observations_of_odd_shapes_are_errors_or_nothing_never_a_crash
     tool["name"] = ""
     generation = next(s for s in spans if _observed(s) == "generation")
     generation["attributes"]["langfuse.observation.output"] = json.dumps({"tool_calls": "x"})
-    doc = score(write(tmp_path / "odd.jsonl", spans), exit_code=2)
+    doc = score_fixture(write(tmp_path / "odd.jsonl", spans), exit_code=2)
     [error] = doc["errors"]
     assert "a Langfuse tool observation has no name" in error["error"]

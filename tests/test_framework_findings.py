@@ -16,15 +16,9 @@ from typer.testing import CliRunner
 from evalrunner import Run, TraceError
 from evalrunner.cli import app
 from evalrunner.traces import read_lines
+from tests.conftest import score_fixture
 
 DATA = Path(__file__).parent / "data" / "frameworks"
-
-
-def score(path: Path | str, *args: str, exit_code: int = 0) -> dict:
-    base = ["--tools", str(DATA / "tools.json"), "--cases", str(DATA / "cases.json")]
-    result = CliRunner().invoke(app, ["score", str(path), *base, "--format", "json", *args])
-    assert result.exit_code == exit_code, result.output
-    return json.loads(result.stdout)
 
 
 def labels(doc: dict) -> dict:
@@ -35,8 +29,8 @@ def labels(doc: dict) -> dict:
 
 
 def test_pydantic_ai_output_tool_calls_are_not_calls_of_the_tool_surface():
-    doc = score(DATA / "pydantic-ai-messages-output-type.jsonl")
-    assert labels(doc) == labels(score(DATA / "pydantic-ai-messages.jsonl"))
+    doc = score_fixture(DATA / "pydantic-ai-messages-output-type.jsonl")
+    assert labels(doc) == labels(score_fixture(DATA / "pydantic-ai-messages.jsonl"))
     assert labels(doc)["lookup"] == ("pass", [("get_invoice", "exact")])
 
 
@@ -121,13 +115,13 @@ def test_a_bare_agents_sdk_input_list_is_read_as_responses_items(tmp_path):
     )
     assert result.exit_code == 2
     assert '{"case_id": ..., "input": [...]}' in result.stderr
-    doc = score(trace, "--case-id", "retry")
+    doc = score_fixture(trace, "--case-id", "retry")
     assert labels(doc) == {
         "retry": ("false_failure", [("get_customer", "errored"), ("get_customer", "exact")])
     }
     wrapped = tmp_path / "wrapped.jsonl"
     wrapped.write_text(json.dumps({"case_id": "retry", "input": AGENTS_ITEMS}) + "\n")
-    assert labels(score(wrapped)) == labels(doc)
+    assert labels(score_fixture(wrapped)) == labels(doc)
     # a bare list of chat messages keeps the messages wrapper
     chat = tmp_path / "chat.jsonl"
     chat.write_text(json.dumps([{"role": "user", "content": "hi"}]) + "\n")
@@ -147,8 +141,8 @@ def test_a_bare_agents_sdk_input_list_is_read_as_responses_items(tmp_path):
 
 def test_langchain_dumpd_messages_read_as_model_dump_does():
     """`langchain_core.load.dumpd(state["messages"])`: each message a constructor with `kwargs`."""
-    dumpd = labels(score(DATA / "langgraph-dumpd.jsonl"))
-    assert dumpd == labels(score(DATA / "langgraph-model-dump.jsonl"))
+    dumpd = labels(score_fixture(DATA / "langgraph-dumpd.jsonl"))
+    assert dumpd == labels(score_fixture(DATA / "langgraph-model-dump.jsonl"))
     assert dumpd["retry"] == (
         "false_failure",
         [("get_customer", "errored"), ("get_customer", "exact")],
@@ -171,8 +165,8 @@ def test_genai_chat_messages_as_an_array_of_json_strings(tmp_path):
     path = tmp_path / "spans.jsonl"
     path.write_text("\n".join(rewritten) + "\n")
     args = ("--error-pattern", "not found", "--error-pattern", "^customer service")
-    original = score(DATA / "genai-chat-spans.jsonl", *args)
-    doc = score(path, *args)
+    original = score_fixture(DATA / "genai-chat-spans.jsonl", *args)
+    doc = score_fixture(path, *args)
     assert labels(doc) == labels(original)
     assert sum(len(r["calls"]) for r in doc["runs"]) == 6
 

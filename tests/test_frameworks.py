@@ -26,6 +26,7 @@ from evalrunner.cli import app
 from evalrunner.traces import read_lines
 from evalrunner.traces.errors import FRAMEWORK_ERRORS, ErrorPatterns
 from evalrunner.traces.formats.spans.genai import _unwrap
+from tests.conftest import score_fixture
 
 DATA = Path(__file__).parent / "data" / "frameworks"
 SCENARIO = {
@@ -101,25 +102,6 @@ UNRECORDED = {
 }
 
 
-def score(path: Path | str, *args: str, exit_code: int = 0) -> dict:
-    result = CliRunner().invoke(
-        app,
-        [
-            "score",
-            str(path),
-            "--tools",
-            str(DATA / "tools.json"),
-            "--cases",
-            str(DATA / "cases.json"),
-            "--format",
-            "json",
-            *args,
-        ],
-    )
-    assert result.exit_code == exit_code, result.output
-    return json.loads(result.stdout)
-
-
 def verdicts(doc: dict) -> dict:
     return {
         r["case_id"]: (r["verdict"], r["shape"], [c["label"] for c in r["calls"]])
@@ -130,11 +112,11 @@ def verdicts(doc: dict) -> dict:
 @pytest.mark.parametrize("name", sorted(FIXTURES))
 def test_each_framework_output_scores_as_the_scenario_implies(name):
     path = DATA / f"{name}.jsonl"
-    doc = score(path)
+    doc = score_fixture(path)
     assert doc["errors"] == []
     assert verdicts(doc) == SCENARIO
     # forced to the format it is in, the same runs
-    assert score(path, "--trace-format", FIXTURES[name])["runs"] == doc["runs"]
+    assert score_fixture(path, "--trace-format", FIXTURES[name])["runs"] == doc["runs"]
 
 
 def test_grouped_outputs_in_any_order_and_under_jobs(tmp_path):
@@ -143,16 +125,16 @@ def test_grouped_outputs_in_any_order_and_under_jobs(tmp_path):
         random.Random(3).shuffle(lines)
         shuffled = tmp_path / f"{name}.jsonl"
         shuffled.write_text("".join(lines))
-        doc = score(shuffled)
+        doc = score_fixture(shuffled)
         assert doc["errors"] == [] and verdicts(doc) == SCENARIO
-        assert score(shuffled, "--jobs", "2") == doc
+        assert score_fixture(shuffled, "--jobs", "2") == doc
 
 
 def test_genai_chat_spans_carry_no_error_flag_and_error_pattern_says_which():
     """pydantic-ai's chat spans alone: the replies are the tools' error text, with no flag. Read
     as data, the rejected attempts look like calls that succeeded; --error-pattern names them."""
     path = DATA / "genai-chat-spans.jsonl"
-    doc = score(path)
+    doc = score_fixture(path)
     assert doc["errors"] == []
     assert {c: v[0] for c, v in verdicts(doc).items()} == {
         "retry": "fail",
@@ -160,19 +142,21 @@ def test_genai_chat_spans_carry_no_error_flag_and_error_pattern_says_which():
         "parallel": "pass",
         "raised": "pass",
     }
-    doc = score(path, "--error-pattern", "not found", "--error-pattern", "^customer service")
+    doc = score_fixture(
+        path, "--error-pattern", "not found", "--error-pattern", "^customer service"
+    )
     assert verdicts(doc) == SCENARIO
 
 
 def test_a_bare_list_of_messages_says_how_to_give_it_a_case(tmp_path):
     path = DATA / "pydantic-ai-messages-bare.jsonl"
-    doc = score(path, exit_code=2)  # no run scored: exit 2, the document still written
+    doc = score_fixture(path, exit_code=2)  # no run scored: exit 2, the document still written
     assert doc["runs"] == [] and len(doc["errors"]) == 4
     assert '{"case_id": ..., "messages": [...]}' in doc["errors"][0]["error"]
     assert "--case-id" in doc["errors"][0]["error"]
     one = tmp_path / "retry.jsonl"
     one.write_text(path.read_text().splitlines(keepends=True)[0])
-    assert verdicts(score(one, "--case-id", "retry")) == {"retry": SCENARIO["retry"]}
+    assert verdicts(score_fixture(one, "--case-id", "retry")) == {"retry": SCENARIO["retry"]}
     result = CliRunner().invoke(
         app, ["score", str(one), "--case-id", "retry", "--case-key", "x", "--tools", "t"]
     )
@@ -273,7 +257,7 @@ def test_openllmetry_arguments_are_unwrapped():
 
 @pytest.mark.parametrize("name", sorted(UNRECORDED))
 def test_calls_whose_content_is_not_recorded_are_unscoreable(name):
-    doc = score(DATA / f"{name}.jsonl", exit_code=2)
+    doc = score_fixture(DATA / f"{name}.jsonl", exit_code=2)
     assert doc["runs"] == [] and len(doc["errors"]) == len(SCENARIO)
     for error in doc["errors"]:
         assert UNRECORDED[name] in error["error"], error
@@ -293,7 +277,7 @@ NOT_PARSED = {
 
 @pytest.mark.parametrize("name", sorted(NOT_PARSED))
 def test_calls_in_a_convention_not_parsed_are_unscoreable_never_zero(name):
-    doc = score(DATA / f"{name}.jsonl", exit_code=2)
+    doc = score_fixture(DATA / f"{name}.jsonl", exit_code=2)
     assert doc["runs"] == [] and len(doc["errors"]) == len(SCENARIO)
     for error in doc["errors"]:
         assert NOT_PARSED[name] in error["error"], error
@@ -304,20 +288,20 @@ def test_llamaindex_chat_history_keeps_no_error_flag_and_error_pattern_says_whic
     """A FunctionAgent's memory holds a failed tool's exception as plain text: with the one flag
     the docs name, the scenario scores right; without it, the rejected attempts are calls."""
     path = DATA / "llamaindex-chat-history.jsonl"
-    doc = score(path, "--error-pattern", "not found|unavailable")
+    doc = score_fixture(path, "--error-pattern", "not found|unavailable")
     assert doc["errors"] == [] and verdicts(doc) == SCENARIO
     assert (
-        score(path, "--trace-format", "llamaindex", "--error-pattern", "not found|unavailable")[
-            "runs"
-        ]
+        score_fixture(
+            path, "--trace-format", "llamaindex", "--error-pattern", "not found|unavailable"
+        )["runs"]
         == doc["runs"]
     )
-    plain = verdicts(score(path))
+    plain = verdicts(score_fixture(path))
     assert plain["lookup"] == SCENARIO["lookup"] and plain["retry"] != SCENARIO["retry"]
 
 
 def test_adk_events_one_a_line_say_how_to_write_a_session():
-    doc = score(DATA / "adk-event-lines.jsonl", exit_code=2)
+    doc = score_fixture(DATA / "adk-event-lines.jsonl", exit_code=2)
     assert doc["runs"] == [] and doc["errors"]
     for error in doc["errors"]:
         assert "one ADK event on its own line" in error["error"], error
@@ -334,7 +318,7 @@ def test_error_pattern_searches_object_replies_as_json_text(tmp_path):
     }
     path = tmp_path / "t.jsonl"
     path.write_text(json.dumps(record) + "\n")
-    [run] = score(path, "--error-pattern", '"code":404')["runs"]
+    [run] = score_fixture(path, "--error-pattern", '"code":404')["runs"]
     assert [c["label"] for c in run["calls"]] == ["errored", "exact"]
 
 
@@ -354,7 +338,7 @@ def test_genai_finish_reasons_asking_for_tools_without_the_calls_are_unscoreable
     for s in spans:
         for key in ("gen_ai.input.messages", "gen_ai.output.messages"):
             s["attributes"].pop(key, None)
-    doc = score(write_spans(tmp_path / "t.jsonl", spans), exit_code=2)
+    doc = score_fixture(write_spans(tmp_path / "t.jsonl", spans), exit_code=2)
     assert len(doc["errors"]) == len(SCENARIO)
     assert all(
         "finish_reasons ['tool_call'] but records no tool call" in e["error"] for e in doc["errors"]
@@ -390,7 +374,7 @@ def test_openllmetry_legacy_flat_attributes_are_read(tmp_path):
     assert not any("gen_ai.output.messages" in s["attributes"] for s in legacy)
     assert any("gen_ai.completion.0.tool_calls.0.name" in s["attributes"] for s in legacy)
     assert any(s["attributes"].get("gen_ai.prompt.2.role") == "tool" for s in legacy)
-    doc = score(write_spans(tmp_path / "t.jsonl", legacy))
+    doc = score_fixture(write_spans(tmp_path / "t.jsonl", legacy))
     assert doc["errors"] == [] and verdicts(doc) == SCENARIO
 
 
@@ -401,13 +385,13 @@ def test_pydantic_ai_spans_older_than_gen_ai_operation_name_are_read(tmp_path):
     spans = spans_of("pydantic-ai-spans-v2-flat")
     for s in spans:
         s["attributes"] = {k: v for k, v in s["attributes"].items() if not k.startswith(newer)}
-    doc = score(write_spans(tmp_path / "old.jsonl", spans))
+    doc = score_fixture(write_spans(tmp_path / "old.jsonl", spans))
     assert doc["errors"] == [] and verdicts(doc) == SCENARIO
     for s in spans:  # without content (old releases wrote no messages then): not recorded
         for key in ("tool_arguments", "tool_response", "gen_ai.input.messages"):
             s["attributes"].pop(key, None)
         s["attributes"].pop("gen_ai.output.messages", None)
-    doc = score(write_spans(tmp_path / "old-nocontent.jsonl", spans), exit_code=2)
+    doc = score_fixture(write_spans(tmp_path / "old-nocontent.jsonl", spans), exit_code=2)
     assert len(doc["errors"]) == len(SCENARIO)
     assert all("did not record their arguments" in e["error"] for e in doc["errors"])
 
@@ -419,7 +403,7 @@ def test_an_openinference_tool_input_that_is_invalid_json_is_a_malformed_call(tm
             s["attributes"].get("openinference.span.kind") == "TOOL"
         ):
             s["attributes"]["input.value"] = '{"invoice_id": "I-1"'
-    doc = score(write_spans(tmp_path / "t.jsonl", spans))
+    doc = score_fixture(write_spans(tmp_path / "t.jsonl", spans))
     assert doc["errors"] == []
     assert verdicts(doc)["lookup"][2] == ["malformed"]
 
@@ -453,7 +437,7 @@ def test_openai_agents_generation_spans_are_the_calls_without_function_spans(tmp
         later = {"type": "generation", "input": [message, reply], "output": [], "model": "m"}
         out.append({**r, "span_data": generation, "error": None})
         out.append({**r, "id": r["id"] + "-next", "span_data": later, "error": None})
-    doc = score(write_spans(tmp_path / "t.jsonl", out))
+    doc = score_fixture(write_spans(tmp_path / "t.jsonl", out))
     assert doc["errors"] == []
     # the SDK's error text in the replies marks the failed attempts, as in the function spans
     assert verdicts(doc) == SCENARIO

@@ -1,21 +1,21 @@
 """Fuzzing the readers and the comparator: whatever comes in, evalrun answers with a result or a
 reason, never a traceback, and loses no line.
 
-`make test` runs a short pass (EVALRUN_FUZZ_EXAMPLES, default 150 inputs a target); `make fuzz`
-runs a long one (20,000 a target). The figures of the last long run are in the README
-("Reliability"). Inputs are structure-aware: trace lines in every format's shapes, mutated and
-cut, beside raw bytes; tool and case records built from their own keys, with wrong types;
-results-like records and saved results documents; names that carry control characters.
+`make test` runs a short pass (150 inputs a target, the quick profile); `make fuzz` runs a long one
+(20,000 a target, the thorough profile); EVALRUN_FUZZ_EXAMPLES overrides both (tests/conftest.py).
+The figures of the last long run are in the README ("Reliability"). Inputs are structure-aware:
+trace lines in every format's shapes, mutated and cut, beside raw bytes; tool and case records
+built from their own keys, with wrong types; results-like records and saved results documents;
+names that carry control characters.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 from typing import Any
 
 import orjson
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from evalrunner import InputError, TraceError
@@ -28,16 +28,9 @@ from evalrunner.scoring import Config
 from evalrunner.traces import Reading, TraceReader
 from evalrunner.traces.lines import stream_lines
 from evalrunner.write.results import encode_items
+from tests.conftest import FUZZ
 
 from .strategies import json_values, scalars
-
-EXAMPLES = int(os.environ.get("EVALRUN_FUZZ_EXAMPLES", "150"))
-FUZZ = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    derandomize=EXAMPLES <= 150,  # the short pass in make test is the same every time
-)
 
 TOOL = parse_tool(
     {
@@ -187,7 +180,6 @@ def test_the_comparator_answers_any_two_values(a, b):
         assert plan.compare(x, x).equal
 
 
-@settings(max_examples=1, deadline=None)
 @given(st.just(None))
 def test_fuzz_reading_reaches_every_format(_):
     """The shapes the fuzzer builds reach the formats it means to exercise (a fuzzer whose inputs

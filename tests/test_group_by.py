@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from evalrunner.cli import app
 from evalrunner.summary import Summary
+from tests.conftest import one_line
 
 TOOL = {
     "name": "lookup",
@@ -30,10 +31,6 @@ def jsonl(rows) -> str:
 
 def invoke(*args: str):
     return CliRunner().invoke(app, [str(a) for a in args])
-
-
-def words(text: str) -> str:
-    return " ".join(text.split())
 
 
 def anthropic(case_id: str, model: str, q: str, run_id: str) -> dict:
@@ -89,7 +86,7 @@ def test_a_top_level_key_of_an_anthropic_log(project):
     # and a nested key of the record as logged
     assert set(groups_of("traces", "--group-by", "metadata.run_id")) == {"r1", "r2", "r3"}
     table = invoke("score", "traces", "--group-by", "model")
-    assert "claude-haiku-4 1" in words(table.stdout)
+    assert "claude-haiku-4 1" in one_line(table.stdout)
     assert "(none)" not in table.stdout and "warning" not in table.stderr
 
 
@@ -168,11 +165,11 @@ def test_a_key_found_in_no_run_warns_and_fails_under_strict(project):
     assert result.exit_code == 0
     assert (
         "warning: --group-by modle: no run has a value there, so every run is in (none)"
-        in words(result.stderr)
+        in one_line(result.stderr)
     )
     strict = invoke("score", "traces", "--group-by", "modle", "--strict")
     assert strict.exit_code == 2
-    assert "--strict: --group-by modle is found in no run" in words(strict.stderr)
+    assert "--strict: --group-by modle is found in no run" in one_line(strict.stderr)
     assert invoke("score", "traces", "--group-by", "model", "--strict").exit_code == 0
 
 
@@ -206,14 +203,14 @@ def test_case_tags_must_be_a_list_of_names(project):
     write(project / "traces" / "t.jsonl", jsonl([{"run_id": "r1", "case_id": "a", "calls": []}]))
     result = invoke("score", "traces")
     assert result.exit_code == 2
-    assert "'tags' must be a list of non-empty strings" in words(result.stderr)
+    assert "'tags' must be a list of non-empty strings" in one_line(result.stderr)
 
 
 def test_an_unknown_case_field_is_a_usage_error(project):
     write(project / "traces" / "t.jsonl", jsonl([{"run_id": "r1", "case_id": "a", "calls": []}]))
     result = invoke("score", "traces", "--group-by", "case.owner")
     assert result.exit_code == 2
-    assert "a case is grouped by case.tags, case.id, case.match" in words(result.stderr)
+    assert "a case is grouped by case.tags, case.id, case.match" in one_line(result.stderr)
 
 
 # ------------------------------------------------------------------------------------- the bound
@@ -241,7 +238,7 @@ def test_groups_past_the_bound_are_summed_in_other_and_said(project):
     assert summary["groups_folded"] == 5
     assert (
         "warning: --group-by g: 5 groups past the first 1,000 (by their first run) are summed in "
-        "the group (other)" in words(result.stderr)
+        "the group (other)" in one_line(result.stderr)
     )
     parallel = invoke("score", "traces", "--group-by", "g", "--format", "json", "--jobs", "2")
     assert parallel.stdout == result.stdout
@@ -301,7 +298,7 @@ def test_diff_group_by_gives_each_groups_rates_and_flips(project):
     assert [f["key"] for f in groups["m2"]["flips"]] == ["b"]
     table = invoke("diff", "old", "new", "--group-by", "model")
     assert "By model" in table.stdout
-    assert "m2 0.0% (0) 50.0% (2) +50.0 pts 1 0 1" in words(table.stdout)
+    assert "m2 0.0% (0) 50.0% (2) +50.0 pts 1 0 1" in one_line(table.stdout)
 
 
 def test_diff_group_by_with_a_results_file_scored_without_it_exits_2(project):
@@ -311,7 +308,7 @@ def test_diff_group_by_with_a_results_file_scored_without_it_exits_2(project):
     assert result.exit_code == 2
     assert (
         "OLD (plain.json) is a results file scored without --group-by: its runs have no group by "
-        "model; score it again with --group-by model" in words(result.stderr)
+        "model; score it again with --group-by model" in one_line(result.stderr)
     )
     grouped = invoke(
         "score", "traces", "--group-by", "model", "--format", "json", "--output", "g.json"

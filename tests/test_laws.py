@@ -4,7 +4,7 @@ attempts, repeats, extra, unknown-tool and malformed calls, shuffled runs, in ev
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from evalrunner.grade.grader import Grader, RunResult
@@ -16,8 +16,6 @@ from evalrunner.summary import Summary
 from evalrunner.traces import parse_record
 
 from .strategies import grading_worlds, json_values
-
-EXAMPLES = 300
 
 VERDICT = {
     (True, True): "pass",
@@ -71,7 +69,6 @@ def labels_agree_with_their_comparisons(r: RunResult) -> None:
             assert r.calls[c.repeats].tool == c.tool
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
 @given(world=grading_worlds())
 def test_laws_of_every_graded_run(world):
     """Every false failure carries a shape; a reported pass satisfies rule 1; labels agree with
@@ -85,7 +82,6 @@ def test_laws_of_every_graded_run(world):
         labels_agree_with_their_comparisons(r)
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
 @given(world=grading_worlds())
 def test_the_fast_paths_and_the_general_path_agree(world):
     """Exactly-canonical runs (`_CasePlan.exactly_canonical`), memoized grades and runs graded by
@@ -109,7 +105,6 @@ REPLIES = json_values(4).filter(lambda v: not (isinstance(v, dict) and "error" i
 """Replies that do not say the call failed (a result's `error` makes an errored attempt)."""
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
 @given(world=grading_worlds(), data=st.data())
 def test_adding_reply_evidence_never_changes_a_verdict(world, data):
     """The calls' replies are evidence on the rules (`summary.reply_evidence`), read by no

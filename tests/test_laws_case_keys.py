@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from evalrunner.grade.grader import Grader, RunResult
@@ -15,8 +15,6 @@ from evalrunner.read.tools import parse_tool
 from evalrunner.traces import parse_record
 
 from .strategies import POOLS, grading_worlds
-
-EXAMPLES = 200
 
 
 def build(tools_json, case_json):
@@ -125,7 +123,6 @@ _DEFAULT_AND_JUDGE = (
 )
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
 @given(world=keyed_worlds())
 @example(world=_DEFAULT_AND_JUDGE)
 def test_labels_agree_with_the_match(world):
@@ -146,7 +143,6 @@ def test_labels_agree_with_the_match(world):
                 assert c.step is None, r
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
 @given(world=keyed_worlds())
 def test_forbid_only_turns_passes_into_failures(world):
     tools_json, case_json, records = world
@@ -163,7 +159,6 @@ def test_forbid_only_turns_passes_into_failures(world):
             assert with_forbid.true_pass == without.true_pass
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
 @given(world=keyed_worlds())
 def test_grade_writes_fails_no_run_for_a_read_except_by_rule_2(world):
     """Under `grade: "writes"` a run's true verdict is that of its calls without the reads,
@@ -184,7 +179,6 @@ def test_grade_writes_fails_no_run_for_a_read_except_by_rule_2(world):
                 assert c.label in ("read", "redundant", "forbidden", "repeat"), r
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
 @given(world=grading_worlds())
 def test_a_case_without_the_new_keys_grades_as_before(world):
     """Empty new keys change nothing, and a step that judges its parameters by the tool's own
@@ -215,7 +209,6 @@ def test_a_case_without_the_new_keys_grades_as_before(world):
         ]
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
 @given(world=keyed_worlds())
 def test_the_fast_paths_and_the_general_path_agree_with_the_new_keys(world):
     tools_json, case_json, records = world
@@ -230,7 +223,6 @@ def test_the_fast_paths_and_the_general_path_agree_with_the_new_keys(world):
         assert fast == grader._grade_prepared(calls, cp, keys=False), record
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
 @given(world=keyed_worlds())
 def test_a_false_pass_lists_only_the_shapes_whose_condition_holds(world):
     for r in grade_all(*world):
@@ -248,7 +240,6 @@ def test_a_false_pass_lists_only_the_shapes_whose_condition_holds(world):
         assert r.shape == r.shapes[0]
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
 @given(world=keyed_worlds())
 def test_a_judged_step_explains_what_it_decides(world):
     """`compare(call, step).equal` is `equivalent(call, step)` for a judged step's own plan, and

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from evalrunner import core, jsonvalue
@@ -33,6 +33,7 @@ from evalrunner.grade import compare, norms, validity
 from evalrunner.grade.compare import ToolPlan
 from evalrunner.grade.norms import BUILTINS
 from evalrunner.read.tools import parse_tool
+from tests.conftest import EXPENSIVE
 
 from .strategies import norm_inputs
 
@@ -235,7 +236,6 @@ def respelled(value: Any, rnd: Any) -> Any:
 # ------------------------------------------------------------------------- canon_key, json_eq
 
 
-@settings(max_examples=400, deadline=None)
 @given(anything)
 def test_canon_key_agrees(value):
     want, got = outcome(jsonvalue.py_canon_key, value), outcome(native.canon_key, value)
@@ -244,7 +244,6 @@ def test_canon_key_agrees(value):
         assert hash(want[1]) == hash(got[1])
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.lists(values(8), max_size=8))
 def test_native_and_python_keys_sort_together(items):
     """Keys from both cores in one list sort as the Python keys alone do, pair by pair."""
@@ -255,7 +254,6 @@ def test_native_and_python_keys_sort_together(items):
     assert [i for _, i in sorted(mixed)] == [i for _, i in sorted(pure)]
 
 
-@settings(max_examples=400, deadline=None)
 @given(values(), st.randoms(use_true_random=False))
 def test_json_eq_agrees(value, rnd):
     other = respelled(value, rnd)
@@ -298,7 +296,6 @@ lines = st.one_of(
 )
 
 
-@settings(max_examples=800, deadline=None)
 @given(lines)
 def test_scan_agrees(data):
     assert native.scan_json(data) == jsonvalue.py_scan_json(data)
@@ -364,7 +361,7 @@ def _writable(value: Any) -> bool:
     return True
 
 
-@settings(max_examples=80, deadline=None)
+@EXPENSIVE
 @pytest.mark.parametrize("name", sorted(PLANS))
 @given(value=rule_values, other=st.one_of(st.none(), rule_values), checked=st.booleans())
 def test_each_rule_normalizes_and_keys_alike(name, value, other, checked):
@@ -467,9 +464,8 @@ def test_the_example_corpus_scores_byte_identically_on_both_cores(fmt):
 
 @pytest.fixture(scope="module")
 def distinct_corpus(tmp_path_factory) -> Path:
-    from .test_parallel import _bench
+    from scripts import bench_corpus as bench
 
-    bench = _bench()
     return bench.ensure_corpus(
         4000, tmp_path_factory.mktemp("native"), None, quiet=True, distinct=True
     )

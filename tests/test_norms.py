@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from evalrunner.grade.norms import BUILTINS, NormError, bind, zone
@@ -199,7 +199,6 @@ OPTIONS = {"month": {"tz": "Europe/Berlin"}, "date": {"tz": "America/New_York"},
 
 
 @pytest.mark.parametrize("name", sorted(BUILTINS))
-@settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_every_builtin_is_idempotent_and_total(name, data):
     """n(n(x)) == n(x) on any JSON value; no exception, only "cannot read"."""

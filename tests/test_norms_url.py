@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from evalrunner.grade.norms import BUILTINS, bind
@@ -78,7 +78,6 @@ URLS = st.from_regex(
 )
 
 
-@settings(max_examples=400, deadline=None)
 @given(value=URLS, scheme=st.sampled_from([None, "any"]))
 def test_idempotent_on_url_shaped_text(value, scheme):
     options = {"scheme": scheme} if scheme else {}

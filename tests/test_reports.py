@@ -10,7 +10,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -21,6 +21,7 @@ from evalrunner.summary.groups import NO_GROUP, group_of, parse_key
 from evalrunner.summary.trials import CaseTrials, all_pass, pass_hat_k, trials_json
 from evalrunner.write import html as html_writer
 from evalrunner.write.markdown import md
+from tests.conftest import EXPENSIVE
 from tests.test_cli_score import SCHEMA
 from tests.test_summary import CONFIG, POOL, snapshot, summarize
 
@@ -114,7 +115,7 @@ def _summarize_grouped(items) -> Summary:
     return s.finish()
 
 
-@settings(max_examples=40, deadline=None)
+@EXPENSIVE
 @given(parts=st.lists(st.integers(0, 3), min_size=len(GROUPED), max_size=len(GROUPED)))
 def test_groups_and_trials_merge_exactly_whatever_the_split(parts):
     whole = _summarize_grouped(GROUPED)
@@ -308,7 +309,7 @@ def test_shares_fill_small_strata_first():
     assert sum(html_writer._shares({"a": 50, "b": 7, "c": 90}, 60).values()) == 60
 
 
-@settings(max_examples=80, deadline=None)
+@EXPENSIVE
 @given(
     st.lists(
         st.integers(1, 30).flatmap(

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from evalrunner.model import TraceError
 from evalrunner.scoring import load_config
 from evalrunner.summary import MAX_ERROR_EXAMPLES, Summary
 from evalrunner.traces import read_file, trace_files
+from tests.conftest import EXPENSIVE
 
 SCENARIOS = Path(__file__).parent / "data" / "scenarios"
 
@@ -46,7 +47,7 @@ def snapshot(s: Summary):
     return s.to_json(), s.errors, s.unscoreable
 
 
-@settings(max_examples=60, deadline=None)
+@EXPENSIVE
 @given(
     parts=st.lists(st.integers(min_value=0, max_value=4), min_size=len(POOL), max_size=len(POOL)),
     order=st.permutations(range(5)),

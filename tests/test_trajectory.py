@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import combinations, permutations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from evalrunner.grade.trajectory import (
@@ -65,7 +65,6 @@ def _score(kinds, pairs, ordered):
     return (len(pairs), exact, tuple(-i for i in calls) if ordered else -sum(calls))
 
 
-@settings(max_examples=300, deadline=None)
 @given(table=tables(), ordered=st.booleans())
 def test_align_is_the_best_alignment_with_the_earliest_calls(table, ordered):
     m, kinds = table
@@ -104,7 +103,6 @@ def _brute_matches(n, m, fits, mode):
     return any(all(fits(i, j) for j, i in enumerate(calls)) for calls in choices)
 
 
-@settings(max_examples=300, deadline=None)
 @given(table=tables(), mode=st.sampled_from(MODES))
 def test_matches_by_any_relation(table, mode):
     m, kinds = table
@@ -113,7 +111,6 @@ def test_matches_by_any_relation(table, mode):
     assert matches_by(n, m, fits, mode) == _brute_matches(n, m, fits, mode)
 
 
-@settings(max_examples=300, deadline=None)
 @given(
     calls=st.lists(st.sampled_from("abc"), max_size=6),
     steps=st.lists(st.sampled_from("abc"), max_size=4),
@@ -124,7 +121,6 @@ def test_matching_by_keys_is_matching_by_their_equality(calls, steps, mode):
     assert matches(calls, steps, mode) == matches_by(len(calls), len(steps), fits, mode)
 
 
-@settings(max_examples=300, deadline=None)
 @given(table=tables())
 def test_matching_size_is_the_largest_matching(table):
     m, kinds = table
@@ -174,7 +170,6 @@ def _fits(draw):
     return kinds, n, m
 
 
-@settings(max_examples=300, deadline=None)
 @given(_fits())
 def test_the_unordered_alignment_by_parts_is_as_good_as_the_assignment(fits):
     from evalrunner.grade.trajectory import _align_unordered, _Classes
