@@ -18,7 +18,8 @@ def plural(n: Any, noun: str) -> str:
 def graded_calls(graded: int, made: int | None) -> str:
     """The calls a summary counts: `165 calls`, or `165 graded calls of 183` when some calls
     were left out of the figures (`extra` calls, which the match mode lets stand outside the
-    sequence: SPEC "Precise readings", per-call figures), so that another command's count of 183 is explained."""
+    sequence: SPEC "Precise readings", per-call figures), so that another command's count of
+    183 is explained."""
     if made is None or made == graded:
         return counted(graded, "call")
     return f"{graded:,} graded {plural(graded, 'call')} of {made:,}"

@@ -192,6 +192,17 @@ def test_crewai_ends_pair_by_tool_and_arguments_without_started_event_ids(tmp_pa
     assert verdicts(score_fixture(write(tmp_path / "old.jsonl", runs))) == SCENARIO
 
 
+@pytest.mark.parametrize("args", [None, ["C-1"], 7])
+def test_crewai_arguments_that_are_no_object_are_a_malformed_call_never_empty(args):
+    """`tool_args` that is neither an object nor its JSON text was read as {}: a silent zero of
+    the arguments. The call is malformed, saying what it holds."""
+    lookup = crewai_runs()[1]
+    events = [{**e, "tool_args": args} for e in lookup["events"]]
+    item = one({**lookup, "events": events})
+    assert isinstance(item, Run) and item.calls
+    assert all(c.malformed is not None and "not an object" in c.malformed for c in item.calls)
+
+
 def test_crewai_a_reported_failure_and_arguments_the_schema_rejects_are_errored_attempts():
     lookup = crewai_runs()[1]
     started, finished = lookup["events"]

@@ -15,17 +15,18 @@ import contextlib
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from evalrunner import InputError, TraceError
 from evalrunner.grade.compare import ToolPlan
-from evalrunner.grade.grader import Grader
+from evalrunner.grade.grader import Grader, RunResult
 from evalrunner.grade.norms import load_registry
 from evalrunner.read.cases import parse_case
 from evalrunner.read.tools import parse_tool
 from evalrunner.scoring import Config
-from evalrunner.traces import Reading, TraceReader
+from evalrunner.traces import BUILTINS, Reading, TraceReader
 from evalrunner.traces.lines import stream_lines
 from evalrunner.write.results import encode_items
 from tests.conftest import FUZZ
@@ -103,7 +104,23 @@ UNHASHABLE = [
     b'{"case_id":"c","output":[{"type":{"a":1}}]}',
     b'{"case_id":"c","messages":[{"type":["ai"],"tool_calls":[]}]}',
     b'{"case_id":"c","messages":[{"kind":"request","parts":[{"part_kind":"tool-return","outcome":[]}]}]}',
+    b'{"case_id":null,"run_id":null,"type":[]}',
+    b'{"case_id":"c","events":[{"type":["tool_usage_started"],"tool_name":"t"}]}',
 ]
+
+
+@pytest.mark.parametrize("fmt", ["auto", *BUILTINS])
+def test_every_format_answers_a_list_or_an_object_where_a_name_is_expected(fmt):
+    """The lines the fuzzer found, through every format forced and detected: each is a run or a
+    reason, never an exception (a list where a name is expected is unhashable in a set lookup:
+    CrewAI's `"type": []` was one)."""
+    reader = TraceReader(fmt)
+    pairs = list(stream_lines("f.jsonl", iter_bytes(b"\n".join(UNHASHABLE))))
+    out = [
+        item if isinstance(item, TraceError) else CONFIG.grader.grade_record(*item)
+        for item in reader.records(pairs)
+    ]
+    assert out and all(isinstance(o, (TraceError, RunResult)) for o in out)
 
 
 @FUZZ

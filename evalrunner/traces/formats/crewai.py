@@ -34,12 +34,14 @@ ONE_EVENT = (
 )
 
 
+def _tool_event(value: Any) -> bool:
+    """A tool event: an object whose `type` is one (a type that is a list or an object is a
+    record of something else, not an error)."""
+    return type(value) is dict and type(kind := value.get("type")) is str and kind in TOOL_EVENTS
+
+
 def _event(value: Any) -> bool:
-    return type(value) is dict and value.get("type") in TOOL_EVENTS and "tool_name" in value
-
-
-def _args(value: Any) -> Any:
-    return value if type(value) in (dict, str) else {}
+    return _tool_event(value) and "tool_name" in value
 
 
 def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
@@ -52,14 +54,15 @@ def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
     for i, event in _in_order(events):
         if type(event) is not dict:
             return f"event {i} is not an object"
-        kind = event.get("type")
-        if kind not in TOOL_EVENTS:
-            continue
+        if not _tool_event(event):
+            continue  # another event of the crew's (an agent's, a task's)
+        kind = event["type"]
         if "tool_name" not in event:
             return f'event {i} ({kind}) has no "tool_name"'
         call: dict[str, Any] = {"tool": event["tool_name"]}
         if "tool_args" in event:
-            call["args"] = _args(event["tool_args"])
+            # an object or its JSON text; anything else is kept, and read as malformed (never {})
+            call["args"] = event["tool_args"]
         if kind == STARTED:
             if type(event.get("event_id")) is str:
                 by_id[event["event_id"]] = len(out)
@@ -91,7 +94,7 @@ def _in_order(events: list[Any]) -> list[tuple[int, Any]]:
     has one (its event bus runs handlers on a thread pool, so a listener may receive a tool's
     error before its start), else as they come."""
     numbered = list(enumerate(events))
-    tools = [e for e in events if type(e) is dict and e.get("type") in TOOL_EVENTS]
+    tools = [e for e in events if _tool_event(e)]
     if tools and all(type(e.get("emission_sequence")) is int for e in tools):
         numbered.sort(key=lambda p: (_sequence(p[1]), p[0]))
     return numbered
