@@ -33,8 +33,6 @@ import orjson
 from ..jsonvalue import canon_key, kept
 from ..jsonvalue import dumps as json_dumps
 from ..model import (
-    FALSE_FAILURE_SHAPES,
-    FALSE_PASS_SHAPES,
     MISSING,
     PREDICATES,
     Call,
@@ -46,6 +44,17 @@ from ..model import (
     TraceError,
 )
 from ..read.cases import step_label
+from ..shapes import (
+    ALTERNATE_PATH,
+    EFFECT_FAILED,
+    ERRORED_ATTEMPT,
+    FALSE_FAILURE_SHAPES,
+    FALSE_PASS_SHAPES,
+    FORBIDDEN_CALL,
+    REDUNDANT_CALL,
+    REJECTED_CALL,
+    UNJUDGED,
+)
 from ..traces import call_args, call_tool, is_errored, parse_args, parse_record, run_id_of
 from .absorb import Absorber
 from .compare import EXACT, Comparison, ToolPlan
@@ -767,7 +776,7 @@ class Grader:
                 # --reported list failed what the per-call reading passes: calls the case's match
                 # mode leaves out (around a `contains`, after a `prefix`) or exact repeats of a
                 # repeatable tool; the case chose not to judge them.
-                shapes = ("unjudged",)
+                shapes = (UNJUDGED,)
         rejected = (
             matched is None
             and reported_pass
@@ -811,15 +820,15 @@ def _finish(
         found = {
             name
             for name, holds in (
-                ("forbidden_call", graded.forbidden),
-                ("redundant_call", graded.redundant),
-                ("rejected_call", graded.rejected),
-                ("effect_failed", not effects_ok),
+                (FORBIDDEN_CALL, graded.forbidden),
+                (REDUNDANT_CALL, graded.redundant),
+                (REJECTED_CALL, graded.rejected),
+                (EFFECT_FAILED, not effects_ok),
             )
             if holds
         }
         if not found:  # rule 1 failed with no rejected call to blame: the closest reading
-            found = {"rejected_call"}
+            found = {REJECTED_CALL}
         shapes = tuple(s for s in FALSE_PASS_SHAPES if s in found)
     internal_error = None
     if verdict == "false_failure" and not shapes:
@@ -1309,14 +1318,14 @@ def _call_shapes(
 ) -> tuple[str, ...]:
     """The shapes that explain why one call failed the reported check but not the true one."""
     if label == "errored":
-        return ("errored_attempt",)
+        return (ERRORED_ATTEMPT,)
     if label == "read":
-        return ("unjudged",)  # a read the case graded on writes chose not to judge
+        return (UNJUDGED,)  # a read the case graded on writes chose not to judge
     found = set(comparison.shapes) if comparison is not None else set()
     if label == "exact" and k != 0:
-        found.add("alternate_path")
+        found.add(ALTERNATE_PATH)
     if label == "equivalent" and k != 0:
-        found.add("alternate_path")
+        found.add(ALTERNATE_PATH)
     if label == "repeat" and repeats is not None and repeats < len(earlier):
         found.update(earlier[repeats].shapes)  # an exact repeat fails for its original's reasons
     return tuple(s for s in FALSE_FAILURE_SHAPES if s in found)
@@ -1333,7 +1342,7 @@ def _false_failure_shapes(
 ) -> tuple[str, ...]:
     found: set[str] = set()
     if matched != 0:
-        found.add("alternate_path")
+        found.add(ALTERNATE_PATH)
     if len(live) < len(calls):
         seq = cp.rule_seqs[matched]
         # errored attempts kept as ordinary calls
@@ -1342,9 +1351,9 @@ def _false_failure_shapes(
         ):
             # Needed for the match, or they cost the reported check its pass: exact-match took
             # the rejected call for the step and dropped the successful retry as a repeat.
-            found.add("errored_attempt")
+            found.add(ERRORED_ATTEMPT)
     if cp.reads and _reported(_writes(calls, cp), cp.rule_seqs[0], mode):
-        found.add("unjudged")  # the reads differed, and the case chose not to judge them
+        found.add(UNJUDGED)  # the reads differed, and the case chose not to judge them
     exact_repeat = any(
         r.label == "repeat" and r.comparison is not None and r.comparison.exact for r in labels
     )
@@ -1354,7 +1363,7 @@ def _false_failure_shapes(
         # held the calls exactly equal to the sequence once the true check's copies are dropped.
         kept, _ = _kept(_writes(live, cp), cp.rule_seqs[0], mode, same)
         if matches([c.exact for c in kept], cp.rule_seqs[0].exact, mode):
-            found.add("unjudged")
+            found.add(UNJUDGED)
     for r in labels:
         if r.label in ("equivalent", "repeat") and r.comparison is not None:
             found.update(r.comparison.shapes)
