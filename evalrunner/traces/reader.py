@@ -32,9 +32,11 @@ from .format import (
 from .formats._pairing import is_str_in
 from .formats.openai_responses import ITEM_TYPES
 from .formats.otel import walk
-from .lines import MAX_EXPANDED_BYTES, MAX_LINE_BYTES, LastLines, Parsed
+from .last_lines import LastLines
+from .limits import MAX_EXPANDED_BYTES, MAX_LINE_BYTES
 from .native import decode, parse_record
 from .own_results import is_results_record, is_results_run
+from .pretty import Parsed
 from .registry import AUTO, detect, resolve, trace_formats, unknown_shape
 
 
