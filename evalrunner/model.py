@@ -90,7 +90,7 @@ class Tool:
     description: str = ""
     format: str = "bare"
     """Which format the tool was written in, named as its trace format: openai-chat,
-    openai-responses, anthropic, mcp, bedrock, gemini, bare (`read.tools.TOOL_FORMATS`)."""
+    openai-responses, anthropic, mcp, bedrock, gemini, bare (`read.tool_formats.TOOL_FORMATS`)."""
     source: str = ""
     """The file (and position in it) the tool was read from."""
     file: str = field(default="", compare=False)

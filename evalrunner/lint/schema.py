@@ -19,7 +19,7 @@ from ..grade.compare import Node, compile_param, normalize
 from ..grade.norms import Normalizer, bind
 from ..jsonvalue import short_json
 from ..model import MISSING, Param, Tool
-from ..read.tools import NORM
+from ..read.annotations import NORM
 from ..shapes import ENCODING, UNJUDGED
 from .findings import Finding, Loc, cut, finding
 from .laws import Evidence, raised
