@@ -6,11 +6,11 @@ summary (`summary`) -> writer (`write`); `scoring.score` is that flow as one cal
 `diff`, `suggest` and `audit` are built on it.
 """
 
-__version__ = "0.1.0"
-
 import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
+
+from ._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from .grade.compare import Comparison, Diff, ToolPlan, args_equivalent
@@ -78,7 +78,7 @@ _EXPORTS: dict[str, str] = {
     "score": ".scoring",
 }
 """Each public name, by the module it is imported from when first used (PEP 562): importing
-`evalrunner` (for `__version__`, `evalrun --version`) imports nothing else."""
+`evalrunner` (for `__version__`, `evalrun --version`) imports nothing else but `_version`."""
 
 
 class _Package(ModuleType):

@@ -64,7 +64,10 @@ from .traces import (
     stream_lines,
     trace_files,
 )
-from .traces.lines import BLOCK_BYTES, BOM, MAX_LINE_BYTES, Skipped, _pretty, block_lines, label_of
+from .traces.files import Skipped
+from .traces.limits import BLOCK_BYTES, BOM, MAX_LINE_BYTES
+from .traces.lines import block_lines, label_of
+from .traces.pretty import is_pretty as _pretty
 from .write import Writer
 
 SPLIT_BYTES = 64 * 2**20

@@ -1,7 +1,7 @@
 """The data model: what evalrun reads (tools, cases, runs) as frozen dataclasses.
 
-Everything here is plain data. Readers build it (`tools.py`, `cases.py`, `traces.py`); the grading
-code (`compare.py`, `trajectory.py`, `score.py`) only reads it.
+Everything here is plain data. Readers build it (`read/tools.py`, `read/cases.py`, `traces/`); the
+grading code (`grade/`) only reads it.
 """
 
 from __future__ import annotations
@@ -10,10 +10,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple
 
-# Re-exported: the model speaks of these, though they are declared where they belong.
+# Re-exported: the model speaks of it, though it is declared where it belongs.
 from .jsonvalue import MISSING as MISSING
-from .shapes import FALSE_FAILURE_SHAPES as FALSE_FAILURE_SHAPES
-from .shapes import FALSE_PASS_SHAPES as FALSE_PASS_SHAPES
 
 
 class InputError(Exception):
@@ -92,7 +90,7 @@ class Tool:
     description: str = ""
     format: str = "bare"
     """Which format the tool was written in, named as its trace format: openai-chat,
-    openai-responses, anthropic, mcp, bedrock, gemini, bare (`read.tools.TOOL_FORMATS`)."""
+    openai-responses, anthropic, mcp, bedrock, gemini, bare (`read.tool_formats.TOOL_FORMATS`)."""
     source: str = ""
     """The file (and position in it) the tool was read from."""
     file: str = field(default="", compare=False)

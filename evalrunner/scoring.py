@@ -38,8 +38,10 @@ from .summary.groups import (
     record_value,
 )
 from .traces import GroupingSeen, Reading, TraceInput, TraceReader, trace_files
+from .traces.files import Skipped
 from .traces.format import LastLinesOf
-from .traces.lines import MAX_EXPANDED_BYTES, MAX_LINE_BYTES, Skipped, block_lines, read_blocks
+from .traces.limits import MAX_EXPANDED_BYTES, MAX_LINE_BYTES
+from .traces.lines import block_lines, read_blocks
 from .write import Writer
 
 Item = RunResult | TraceError

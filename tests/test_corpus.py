@@ -14,7 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from evalrunner.cli import app
-from evalrunner.model import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, VERDICTS
+from evalrunner.model import VERDICTS
+from evalrunner.shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS_DIRS = ("tools", "cases", "traces")

@@ -42,7 +42,7 @@ def test_version_and_help_import_no_command(args):
     ours = {m for m in loaded if m.startswith("evalrunner")}
     # `--version` says which core is active: evalrunner.core, which imports only os and the
     # extension (a shared library, about 1 ms)
-    expected = {"evalrunner", "evalrunner.cli"} | (
+    expected = {"evalrunner", "evalrunner._version", "evalrunner.cli"} | (
         {"evalrunner.core"} if "--version" in args else set()
     )
     assert ours == expected, ours

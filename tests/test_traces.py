@@ -9,7 +9,8 @@ import json
 import pytest
 
 from evalrunner import MISSING, InputError, Reading, Run, TraceError, read_runs
-from evalrunner.traces.lines import STRAY, Parsed, stream_lines
+from evalrunner.traces.lines import stream_lines
+from evalrunner.traces.pretty import STRAY, Parsed
 
 
 def run(**kw):

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from ..grade.grader import RunResult
 from ..jsonvalue import short_json
 from ..model import TraceError

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from ..jsonvalue import dumps as json_dumps
 from ..jsonvalue import loads
 from ..model import InputError, TraceError

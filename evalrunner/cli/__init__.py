@@ -24,7 +24,7 @@ try:
 except ImportError:  # pragma: no cover (older typer)
     from click.utils import make_default_short_help  # type: ignore[no-redef]
 
-from .. import __version__
+from .._version import __version__
 
 try:  # typer vendors its own click from 0.2x on: its exceptions are not click's
     from typer import _click as click

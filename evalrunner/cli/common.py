@@ -25,7 +25,8 @@ from ..summary import Summary
 from ..summary.groups import NO_GROUP
 from ..terminal import SafeConsole
 from ..traces import AUTO, BUILTINS, Reading
-from ..traces.lines import MAX_LINE_BYTES, inside, read_under
+from ..traces.files import inside, read_under
+from ..traces.limits import MAX_LINE_BYTES
 from ..words import counted
 from ..write.table import data_console as data_console  # the listings print through it too
 

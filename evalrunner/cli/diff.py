@@ -14,7 +14,7 @@ from rich.text import Text
 
 from ..diff import SHAPES, DiffResult, describe_test, gates
 from ..diff import diff as run_diff
-from ..traces.lines import MAX_LINE_BYTES
+from ..traces.limits import MAX_LINE_BYTES
 from ..words import counted
 from ..write.diff_html import render_diff
 from ..write.results import dumps

@@ -13,7 +13,7 @@ from rich.text import Text
 from ..lint import CODES, Finding, LintReport
 from ..lint import lint as run_lint
 from ..read.case_formats import CaseWarning
-from ..traces.lines import MAX_LINE_BYTES
+from ..traces.limits import MAX_LINE_BYTES
 from ..words import counted
 from ..write.results import dumps
 from .common import (

@@ -11,7 +11,8 @@ import typer
 from ..grade.grader import REPORTED_READINGS
 from ..scoring import load_config
 from ..scoring import score as run_scoring
-from ..traces.lines import MAX_EXPANDED_BYTES, MAX_LINE_BYTES, path_text
+from ..traces.limits import MAX_EXPANDED_BYTES, MAX_LINE_BYTES
+from ..traces.lines import path_text
 from ..write import WRITERS, Output
 from ..write.table import SHOW
 from .common import (

@@ -16,7 +16,7 @@ from ..suggest import KINDS
 from ..suggest import suggest as run_suggest
 from ..suggest.edit import write_suggestions
 from ..suggest.render import render_table, write_json
-from ..traces.lines import MAX_LINE_BYTES
+from ..traces.limits import MAX_LINE_BYTES
 from ..write.table import data_console
 from .common import (
     CaseKeyOpt,

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Literal
 
-from ..model import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES
+from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES
 from ..summary.groups import NO_GROUP
 from .sources import Side
 from .stats import TestResult

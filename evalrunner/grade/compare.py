@@ -22,7 +22,8 @@ from typing import Any, Literal, Protocol
 
 from .. import core
 from ..jsonvalue import canon_key, json_eq, short_json
-from ..model import FALSE_FAILURE_SHAPES, MISSING, InputError, NormSpec, Param, Tool
+from ..model import MISSING, InputError, NormSpec, Param, Tool
+from ..shapes import FALSE_FAILURE_SHAPES
 from . import norms, validity
 from .norms import Normalizer, Rule, bind, load_registry
 from .validity import Breach, Validity

@@ -33,8 +33,6 @@ import orjson
 from ..jsonvalue import canon_key, kept
 from ..jsonvalue import dumps as json_dumps
 from ..model import (
-    FALSE_FAILURE_SHAPES,
-    FALSE_PASS_SHAPES,
     MISSING,
     PREDICATES,
     Call,
@@ -46,6 +44,17 @@ from ..model import (
     TraceError,
 )
 from ..read.cases import step_label
+from ..shapes import (
+    ALTERNATE_PATH,
+    EFFECT_FAILED,
+    ERRORED_ATTEMPT,
+    FALSE_FAILURE_SHAPES,
+    FALSE_PASS_SHAPES,
+    FORBIDDEN_CALL,
+    REDUNDANT_CALL,
+    REJECTED_CALL,
+    UNJUDGED,
+)
 from ..traces import call_args, call_tool, is_errored, parse_args, parse_record, run_id_of
 from .absorb import Absorber
 from .compare import EXACT, Comparison, ToolPlan
@@ -725,13 +734,17 @@ class Grader:
         self._canonical_keys(calls)
         return self._grade_prepared(calls, cp)
 
-    def _grade_prepared(self, calls: list[_C], cp: _CasePlan, *, keys: bool = True) -> _CallsGrade:
-        """The general path: `calls` keyed, by hashing where keys decide (`keys`), else pairwise.
+    def _pairwise(self, calls: list[_C], cp: _CasePlan) -> bool:
+        """Whether these calls are compared pairwise (`_same`), not by hashing their canonical
+        keys: a case that judges or leaves values unchecked, or a tool whose rules need pairs.
 
-        `keys=False` grades pairwise even where keys alone would do; tests compare both paths.
-        """
-        pairwise = not keys or cp.judged or cp.unchecked or any(c.plan.pairwise for c in calls)
-        same = self._same if pairwise else None
+        The seam where tests force the pairwise path, to compare it with the keyed one."""
+        return bool(cp.judged or cp.unchecked or any(c.plan.pairwise for c in calls))
+
+    def _grade_prepared(self, calls: list[_C], cp: _CasePlan) -> _CallsGrade:
+        """The general path: `calls` keyed, compared by hashing where keys decide, else
+        pairwise (`_pairwise`)."""
+        same = self._same if self._pairwise(calls, cp) else None
         mode = cp.case.match
         live = [c for c in calls if not c.call.errored]
         writes = _writes(live, cp)
@@ -746,9 +759,7 @@ class Grader:
                 break
         redundant = _redundant(live, cp.seqs[matched if matched is not None else 0], same)
         aligned_to = matched if matched is not None else _best_partial(writes, alignments)
-        labels, missing = _label(
-            calls, live, cp, aligned_to, mode, redundant, same, self._compare, alignments
-        )
+        labels, missing = _label(calls, live, aligned_to, redundant, self._compare, alignments)
         forbidden = any(r.label == "forbidden" for r in labels)
         absorber, steps = self.absorber, cp.seqs[aligned_to].steps
         for i, r in enumerate(labels):
@@ -767,7 +778,7 @@ class Grader:
                 # --reported list failed what the per-call reading passes: calls the case's match
                 # mode leaves out (around a `contains`, after a `prefix`) or exact repeats of a
                 # repeatable tool; the case chose not to judge them.
-                shapes = ("unjudged",)
+                shapes = (UNJUDGED,)
         rejected = (
             matched is None
             and reported_pass
@@ -811,15 +822,15 @@ def _finish(
         found = {
             name
             for name, holds in (
-                ("forbidden_call", graded.forbidden),
-                ("redundant_call", graded.redundant),
-                ("rejected_call", graded.rejected),
-                ("effect_failed", not effects_ok),
+                (FORBIDDEN_CALL, graded.forbidden),
+                (REDUNDANT_CALL, graded.redundant),
+                (REJECTED_CALL, graded.rejected),
+                (EFFECT_FAILED, not effects_ok),
             )
             if holds
         }
         if not found:  # rule 1 failed with no rejected call to blame: the closest reading
-            found = {"rejected_call"}
+            found = {REJECTED_CALL}
         shapes = tuple(s for s in FALSE_PASS_SHAPES if s in found)
     internal_error = None
     if verdict == "false_failure" and not shapes:
@@ -1198,87 +1209,112 @@ def _forbidden_by(c: _C, cp: _CasePlan) -> bool:
     return False
 
 
-def _label(
-    calls: list[_C],
-    live: list[_C],
-    cp: _CasePlan,
-    k: int,
-    mode: str,
-    redundant: dict[int, int],
-    same: Same,
-    compare: Callable[[_C, _C], Comparison],
-    alignments: _Alignments,
-) -> tuple[list[CallResult], list[tuple[int, Step]]]:
-    seq = cp.rule_seqs[k]
-    kept, dropped, pairs = alignments.alignment(k)
-    by_index = {c.index: c for c in calls}
-    step_of = dict(pairs)
-    redundant = _move_marks(redundant, set(step_of), live, same)
-    missing_steps = [j for j in range(len(seq.steps)) if j not in set(step_of.values())]
-    position = {c.index: p for p, c in enumerate(kept)}
-    outside_allowed = mode in CONTAINS_MODES
+class _Labelling:
+    """What labelling one run's calls against accepted sequence `k` reads: the alignment (which
+    call took which step, which exact repeats it dropped), the loops, and the one unaligned call
+    to each missing step's tool that is that step's mismatch."""
 
-    # A missing step is paired with one unaligned call to its tool: that call is its mismatch.
-    mismatch_of: dict[int, int] = {}
-    for j in missing_steps:
-        tool = seq.steps[j].tool
-        for c in kept:
-            if (
-                c.index not in step_of
-                and c.index not in mismatch_of
-                and c.index not in redundant
-                and c.index not in dropped
-                and c.call.malformed is None
-                and c.call.tool == tool
-                and not (mode == "prefix" and position[c.index] >= len(seq.steps))
-            ):
-                mismatch_of[c.index] = j
-                break
+    def __init__(
+        self,
+        calls: list[_C],
+        live: list[_C],
+        k: int,
+        redundant: dict[int, int],
+        compare: Callable[[_C, _C], Comparison],
+        alignments: _Alignments,
+    ) -> None:
+        self.cp, self.mode, self.k, self.compare = alignments.cp, alignments.mode, k, compare
+        self.seq = seq = self.cp.rule_seqs[k]
+        kept, self.dropped, pairs = alignments.alignment(k)
+        self.by_index = {c.index: c for c in calls}
+        self.step_of = dict(pairs)
+        self.redundant = _move_marks(redundant, set(self.step_of), live, alignments.same)
+        taken = set(self.step_of.values())
+        self.missing_steps = [j for j in range(len(seq.steps)) if j not in taken]
+        self.position = {c.index: p for p, c in enumerate(kept)}
+        self.mismatch_of = self._mismatches(kept)
 
-    labels: list[CallResult] = []
-    for c in calls:
+    def beyond_prefix(self, i: int) -> bool:
+        """Under `prefix`, whether call `i` comes after the first len(S) calls."""
+        return self.mode == "prefix" and self.position[i] >= len(self.seq.steps)
+
+    def _mismatches(self, kept: list[_C]) -> dict[int, int]:
+        """A missing step is paired with one unaligned call to its tool: that call is its
+        mismatch."""
+        mismatch_of: dict[int, int] = {}
+        for j in self.missing_steps:
+            tool = self.seq.steps[j].tool
+            for c in kept:
+                if (
+                    c.index not in self.step_of
+                    and c.index not in mismatch_of
+                    and c.index not in self.redundant
+                    and c.index not in self.dropped
+                    and c.call.malformed is None
+                    and c.call.tool == tool
+                    and not self.beyond_prefix(c.index)
+                ):
+                    mismatch_of[c.index] = j
+                    break
+        return mismatch_of
+
+    def label(self, c: _C) -> CallResult:
+        """One call's label: the first of these that holds (docs/semantics.md gives the order),
+        with the step, comparison, repeat or reason that goes with it; shapes come later."""
         call, i = c.call, c.index
         step = comparison = repeats = reason = None
         if call.errored:
             label = "errored"
         elif call.malformed is not None:
             label, reason = "malformed", call.malformed
-        elif cp.forbid and i not in step_of and _forbidden_by(c, cp):
-            label, repeats = "forbidden", redundant.get(i)  # a second refund is a loop too
-        elif i in dropped:
-            label, repeats = "repeat", dropped[i]
-            comparison = compare(c, by_index[repeats])
-        elif i in redundant:
-            label, repeats = "redundant", redundant[i]
-        elif i in step_of:
-            j = step_of[i]
-            step = seq.orig[j]
-            comparison = compare(c, seq.items[j])
+        elif self.cp.forbid and i not in self.step_of and _forbidden_by(c, self.cp):
+            label, repeats = "forbidden", self.redundant.get(i)  # a second refund is a loop too
+        elif i in self.dropped:
+            label, repeats = "repeat", self.dropped[i]
+            comparison = self.compare(c, self.by_index[repeats])
+        elif i in self.redundant:
+            label, repeats = "redundant", self.redundant[i]
+        elif i in self.step_of:
+            j = self.step_of[i]
+            step = self.seq.orig[j]
+            comparison = self.compare(c, self.seq.items[j])
             label = "exact" if comparison.exact else "equivalent"
-        elif call.tool in cp.reads:
+        elif call.tool in self.cp.reads:
             label = "read"
-        elif i in mismatch_of:
-            j = mismatch_of[i]
-            step = seq.orig[j]
-            comparison = compare(c, seq.items[j])
+        elif i in self.mismatch_of:
+            j = self.mismatch_of[i]
+            step = self.seq.orig[j]
+            comparison = self.compare(c, self.seq.items[j])
             label = "mismatch"
             if comparison.equal:
                 reason = f"matches step {step}, out of order"
             else:
                 reason = _breach_reason(comparison)
-        elif outside_allowed or (mode == "prefix" and position[i] >= len(seq.steps)):
+        elif self.mode in CONTAINS_MODES or self.beyond_prefix(i):
             label = "extra"
         else:
             label = "unexpected"
-        reported_failed = c.exact not in cp.canonical_exact
-        shapes: tuple[str, ...] = ()
-        if reported_failed and label not in TRUE_FAILED_LABELS and label != "extra":
-            shapes = _call_shapes(label, comparison, k, labels, repeats)
-        labels.append(
-            CallResult(
-                i, call.tool, label, step, comparison, repeats, reason, reported_failed, shapes
-            )
-        )
+        reported_failed = c.exact not in self.cp.canonical_exact
+        return CallResult(i, call.tool, label, step, comparison, repeats, reason, reported_failed)
+
+
+def _label(
+    calls: list[_C],
+    live: list[_C],
+    k: int,
+    redundant: dict[int, int],
+    compare: Callable[[_C, _C], Comparison],
+    alignments: _Alignments,
+) -> tuple[list[CallResult], list[tuple[int, Step]]]:
+    """Each call's label against accepted sequence `k`, with the shapes of those the reported
+    check failed and the true one did not, and the steps no call took."""
+    at = _Labelling(calls, live, k, redundant, compare, alignments)
+    labels: list[CallResult] = []
+    for c in calls:
+        r = at.label(c)
+        if r.reported_failed and r.label not in TRUE_FAILED_LABELS and r.label != "extra":
+            r = r._replace(shapes=_call_shapes(r.label, r.comparison, k, labels, r.repeats))
+        labels.append(r)
     for p, r in enumerate(labels):
         if (
             r.label == "repeat"
@@ -1289,7 +1325,7 @@ def _label(
             # A copy before the one the match used: it fails for that copy's reasons too.
             shapes = _call_shapes(r.label, r.comparison, k, labels, r.repeats)
             labels[p] = r._replace(shapes=shapes)
-    return labels, [(seq.orig[j], seq.steps[j]) for j in missing_steps]
+    return labels, [(at.seq.orig[j], at.seq.steps[j]) for j in at.missing_steps]
 
 
 def _breach_reason(comparison: Comparison) -> str | None:
@@ -1309,14 +1345,14 @@ def _call_shapes(
 ) -> tuple[str, ...]:
     """The shapes that explain why one call failed the reported check but not the true one."""
     if label == "errored":
-        return ("errored_attempt",)
+        return (ERRORED_ATTEMPT,)
     if label == "read":
-        return ("unjudged",)  # a read the case graded on writes chose not to judge
+        return (UNJUDGED,)  # a read the case graded on writes chose not to judge
     found = set(comparison.shapes) if comparison is not None else set()
     if label == "exact" and k != 0:
-        found.add("alternate_path")
+        found.add(ALTERNATE_PATH)
     if label == "equivalent" and k != 0:
-        found.add("alternate_path")
+        found.add(ALTERNATE_PATH)
     if label == "repeat" and repeats is not None and repeats < len(earlier):
         found.update(earlier[repeats].shapes)  # an exact repeat fails for its original's reasons
     return tuple(s for s in FALSE_FAILURE_SHAPES if s in found)
@@ -1333,7 +1369,7 @@ def _false_failure_shapes(
 ) -> tuple[str, ...]:
     found: set[str] = set()
     if matched != 0:
-        found.add("alternate_path")
+        found.add(ALTERNATE_PATH)
     if len(live) < len(calls):
         seq = cp.rule_seqs[matched]
         # errored attempts kept as ordinary calls
@@ -1342,9 +1378,9 @@ def _false_failure_shapes(
         ):
             # Needed for the match, or they cost the reported check its pass: exact-match took
             # the rejected call for the step and dropped the successful retry as a repeat.
-            found.add("errored_attempt")
+            found.add(ERRORED_ATTEMPT)
     if cp.reads and _reported(_writes(calls, cp), cp.rule_seqs[0], mode):
-        found.add("unjudged")  # the reads differed, and the case chose not to judge them
+        found.add(UNJUDGED)  # the reads differed, and the case chose not to judge them
     exact_repeat = any(
         r.label == "repeat" and r.comparison is not None and r.comparison.exact for r in labels
     )
@@ -1354,7 +1390,7 @@ def _false_failure_shapes(
         # held the calls exactly equal to the sequence once the true check's copies are dropped.
         kept, _ = _kept(_writes(live, cp), cp.rule_seqs[0], mode, same)
         if matches([c.exact for c in kept], cp.rule_seqs[0].exact, mode):
-            found.add("unjudged")
+            found.add(UNJUDGED)
     for r in labels:
         if r.label in ("equivalent", "repeat") and r.comparison is not None:
             found.update(r.comparison.shapes)

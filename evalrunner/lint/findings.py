@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
-from .. import __version__
+from .._version import __version__
 from ..pointer import Loc, json_path
 
 __all__ = ["CODES", "Code", "Coverage", "Finding", "LintReport", "Loc", "finding", "json_path"]

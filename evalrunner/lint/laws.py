@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..grade.compare import Node, normalize
 from ..grade.norms import Rule
 from ..jsonvalue import canon_key, json_eq, short_json
-from ..read.tools import NORM
+from ..read.annotations import NORM
 from .findings import Finding, cut, finding
 
 if TYPE_CHECKING:

@@ -19,7 +19,8 @@ from ..grade.compare import Node, compile_param, normalize
 from ..grade.norms import Normalizer, bind
 from ..jsonvalue import short_json
 from ..model import MISSING, Param, Tool
-from ..read.tools import NORM
+from ..read.annotations import NORM
+from ..shapes import ENCODING, UNJUDGED
 from .findings import Finding, Loc, cut, finding
 from .laws import Evidence, raised
 from .validate import SchemaValidator
@@ -242,7 +243,7 @@ def check_schema(site: ToolSite, registry: Mapping[str, Normalizer], out: list[F
         param = p.param
         norm = registry.get(param.norm.name) if param.norm is not None else None
         norm_loc = p.key_loc(NORM)
-        if norm is not None and norm.cls == "unjudged":
+        if norm is not None and norm.cls == UNJUDGED:
             _check_unjudged(file, p, norm_loc, out)
         if norm is not None and norm.uses_schema and not param.properties:
             out.append(
@@ -296,7 +297,7 @@ def _suggest(kinds: list[str], path: str, registry: Mapping[str, Normalizer]) ->
     fits = [
         n.name
         for n in registry.values()
-        if n.cls == "encoding" and n.applies_to and set(kinds) <= set(n.applies_to) | {"integer"}
+        if n.cls == ENCODING and n.applies_to and set(kinds) <= set(n.applies_to) | {"integer"}
     ]
     words = set(_words(path.rsplit(".", 1)[-1]))
     prefer = [

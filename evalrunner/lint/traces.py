@@ -9,7 +9,7 @@ from pathlib import Path
 from ..grade.compare import breach
 from ..model import TraceError
 from ..traces import Reading, read_runs
-from ..traces.lines import Skipped, trace_files
+from ..traces.files import Skipped, trace_files
 from .findings import Coverage, Finding, finding
 from .schema import ToolSite, values
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..jsonvalue import MISSING, json_eq, short_json
+from ..model import PREDICATES
 
 
 def absorbed(r: Any, shape: str) -> str:
@@ -24,8 +25,6 @@ def absorbed(r: Any, shape: str) -> str:
 def unjudged(r: Any, shape: str) -> str:
     """A free-text parameter worded otherwise, which the rule `any` or the step's predicate does
     not judge; else a read the case graded on writes left out."""
-    from ..model import PREDICATES  # the model imports the shapes: read it when it is there
-
     for c in r.calls:
         if c.comparison is None:
             continue

@@ -15,7 +15,7 @@ import orjson
 from rich.console import Console
 from rich.text import Text
 
-from .. import __version__
+from .._version import __version__
 from ..jsonvalue import MISSING, short_json
 from ..jsonvalue import dumps as json_dumps
 from ..model import NormSpec

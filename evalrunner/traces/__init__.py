@@ -1,5 +1,7 @@
-"""Recorded runs, read as a stream: files and lines (`lines`), formats in a registry (`formats/`,
-`registry`), read into native run records (`reader`) and runs (`native`).
+"""Recorded runs, read as a stream: the files a path names (`files`), each read as lines
+(`lines`; pretty-printed JSON in `pretty`, where each trace ends in `last_lines`, standard input
+spooled in `spool`, the bounds in `limits`), formats in a registry (`formats/`, `registry`), read
+into native run records (`reader`) and runs (`native`).
 
 Every command and the library read traces through `read_runs` or a `TraceReader`, so a format
 added here (a module in `formats/`, or a plugin in the `evalrunner.trace_formats` entry-point
@@ -13,16 +15,10 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..model import Run, TraceError
+from .files import TRACE_SUFFIXES, trace_files
 from .format import Grouper, GroupKeys, NativeRecord, TraceFormat
-from .lines import (
-    STDIN,
-    TRACE_SUFFIXES,
-    LastLines,
-    TraceInput,
-    iter_lines,
-    stream_lines,
-    trace_files,
-)
+from .last_lines import LastLines
+from .lines import STDIN, TraceInput, iter_lines, stream_lines
 from .native import (
     call_args,
     call_tool,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from ..model import TraceError
 
 if TYPE_CHECKING:
-    from .lines import LastLines
+    from .last_lines import LastLines
 
 Path = tuple[str, ...]
 """A dotted path into a record, split: `("metadata", "case_id")`."""

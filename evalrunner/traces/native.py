@@ -24,7 +24,7 @@ from ..jsonvalue import (
 )
 from ..jsonvalue import dumps as json_dumps
 from ..model import MISSING, Call, Run, TraceError
-from .lines import too_deep_message
+from .limits import too_deep_message
 
 
 def decode(line: bytes, source: str) -> Any:

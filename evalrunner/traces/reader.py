@@ -32,9 +32,11 @@ from .format import (
 from .formats._pairing import is_str_in
 from .formats.openai_responses import ITEM_TYPES
 from .formats.otel import walk
-from .lines import MAX_EXPANDED_BYTES, MAX_LINE_BYTES, LastLines, Parsed
+from .last_lines import LastLines
+from .limits import MAX_EXPANDED_BYTES, MAX_LINE_BYTES
 from .native import decode, parse_record
 from .own_results import is_results_record, is_results_run
+from .pretty import Parsed
 from .registry import AUTO, detect, resolve, trace_formats, unknown_shape
 
 
@@ -225,25 +227,8 @@ class TraceReader:
             return
         if type(record) is list and record and all(type(m) is dict for m in record):
             kinds = self._records(record)
-            if kinds is not None and any(f.group is not None for f in kinds):
-                # A grouper knows where a trace ends by its spans' lines: all on one, the first
-                # span would end its trace.
-                grouped = next(f for f in kinds if f.group is not None)
-                yield TraceError(source, SPANS_ON_ONE_LINE.format(len(record), grouped.name))
-                return
             if kinds is not None:
-                # One line that holds a JSON array of runs reads as the same array pretty-printed
-                # does: record by record, each at the line's place, and each a run id of its own
-                # when it names none (`file:line#k`, the k-th record of the line).
-                for k, item in enumerate(record, start=1):
-                    if _first(item, DEFAULT_RUN_PATHS) is MISSING:
-                        item = {**item, "run_id": f"{source}#{k}"}
-                    if self._native_first and _plain_native(item):
-                        if self.errors.user:
-                            self.errors.mark(item["calls"], builtin=False, source=source)
-                        yield NativeRecord(item, source)
-                    else:
-                        yield from self.read_record(item, source)
+                yield from self._read_list(record, kinds, source)
                 return
             key = _bare_key(record)
             if self.case_id is None:
@@ -257,15 +242,7 @@ class TraceReader:
             view = record
         fmt = self.format if self.format is not None else detect(view, self.formats)
         if fmt is None:
-            if type(record) is dict and ("request" in record or "response" in record):
-                yield TraceError(source, UNREAD_EXCHANGE)
-            elif type(record) is dict:
-                keys = ", ".join(list(record)[:8]) or "none"
-                yield TraceError(source, f"{unknown_shape(self.formats)}; its keys: {keys}")
-            else:
-                yield TraceError(
-                    source, f"{unknown_shape(self.formats)}; the line is {json_kind(record)}"
-                )
+            yield TraceError(source, self._unknown(record))
             return
         if fmt.group is not None:
             yield from map(self._grouped, self._grouper(fmt).add(record, source))
@@ -274,43 +251,21 @@ class TraceReader:
             yield TraceError(source, f"{fmt.name}: the line is {json_kind(record)}, not an object")
             return
         assert fmt.calls is not None
-        calls = fmt.calls(view)
-        if fmt.name != "native":
-            if not calls and self.format is not None:
-                calls = self._not_elsewhere(view, fmt) or calls
-            if not calls and self.format is not None and not fmt.detect(view):
-                other = detect(view, self.formats)
-                hint = f"; it looks like {other.name}" if other is not None else ""
-                calls = f"nothing in the record has its shape ({fmt.looks_like}){hint}"
-            if type(calls) is AllCalls:
-                calls = list(calls)
-            elif not calls:
-                calls = _call_like(record) or calls
+        if fmt.name == "native":
+            calls: Any = fmt.calls(view)
+            if self.errors.user:
+                self.errors.mark(calls, builtin=False, source=source)
+        else:
+            calls = self._calls(fmt, record, view)
             if type(calls) is str:
                 yield TraceError(source, f"{fmt.name}: {calls}")
                 return
             self.errors.mark(calls, builtin=True, source=source)
-        elif self.errors.user:
-            self.errors.mark(calls, builtin=False, source=source)
-        if self.case_id is not None:
-            case_id: Any = self.case_id
-        else:
-            case_id = _first(record, self._case_paths or fmt.case_paths)
-        if case_id is MISSING and self.case_key is not None:
-            yield TraceError(source, f'{fmt.name}: no case id at "{self.case_key}" (--case-key)')
+        ids = self._ids(fmt, record)
+        if isinstance(ids, str):
+            yield TraceError(source, ids)
             return
-        if case_id is MISSING and fmt.name != "native":
-            looked = ", ".join(f'"{".".join(p)}"' for p in fmt.case_paths)
-            yield TraceError(
-                source,
-                f"{fmt.name}: no case id (looked at {looked}); say where the record keeps it "
-                "with --case-key PATH, or give --case-id ID for a file of one case",
-            )
-            return
-        run_id = _first(record, self._run_paths or fmt.run_paths)
-        if run_id is MISSING and self.run_key is not None:
-            yield TraceError(source, f'{fmt.name}: no run id at "{self.run_key}" (--run-key)')
-            return
+        case_id, run_id = ids
         native = {
             "case_id": None if case_id is MISSING else case_id,
             "run_id": None if run_id is MISSING else run_id,
@@ -319,6 +274,76 @@ class TraceReader:
             "meta": record.get("meta"),
         }
         yield LoggedRecord(native, source, record)
+
+    def _read_list(
+        self, items: list[dict[str, Any]], kinds: list[TraceFormat], source: str
+    ) -> Iterator[NativeRecord | TraceError]:
+        """One line that holds a JSON array of records (`_records`)."""
+        grouped = next((f for f in kinds if f.group is not None), None)
+        if grouped is not None:
+            # A grouper knows where a trace ends by its spans' lines: all on one, the first span
+            # would end its trace.
+            yield TraceError(source, SPANS_ON_ONE_LINE.format(len(items), grouped.name))
+            return
+        # Read as the same array pretty-printed is: record by record, each at the line's place,
+        # and each a run id of its own when it names none (`file:line#k`, the k-th record).
+        for k, item in enumerate(items, start=1):
+            if _first(item, DEFAULT_RUN_PATHS) is MISSING:
+                item = {**item, "run_id": f"{source}#{k}"}
+            if self._native_first and _plain_native(item):
+                if self.errors.user:
+                    self.errors.mark(item["calls"], builtin=False, source=source)
+                yield NativeRecord(item, source)
+            else:
+                yield from self.read_record(item, source)
+
+    def _unknown(self, record: Any) -> str:
+        """Why a record no format reads is unscoreable: what it holds, in a few words."""
+        if type(record) is dict and ("request" in record or "response" in record):
+            return UNREAD_EXCHANGE
+        if type(record) is dict:
+            keys = ", ".join(list(record)[:8]) or "none"
+            return f"{unknown_shape(self.formats)}; its keys: {keys}"
+        return f"{unknown_shape(self.formats)}; the line is {json_kind(record)}"
+
+    def _calls(self, fmt: TraceFormat, record: dict[str, Any], view: Any) -> Any:
+        """The calls of a record in a format other than native, or a string that says why it
+        has none to read: a format named by --trace-format that does not fit it, or calls
+        found only in another format's shapes."""
+        assert fmt.calls is not None
+        calls: Any = fmt.calls(view)
+        if not calls and self.format is not None:
+            calls = self._not_elsewhere(view, fmt) or calls
+        if not calls and self.format is not None and not fmt.detect(view):
+            other = detect(view, self.formats)
+            hint = f"; it looks like {other.name}" if other is not None else ""
+            calls = f"nothing in the record has its shape ({fmt.looks_like}){hint}"
+        if type(calls) is AllCalls:
+            return list(calls)
+        if not calls:
+            return _call_like(record) or calls
+        return calls
+
+    def _ids(self, fmt: TraceFormat, record: dict[str, Any]) -> tuple[Any, Any] | str:
+        """The record's case id and run id (MISSING where it names none), or why it cannot be
+        scored: the path --case-key or --run-key names is not there, or a format that keeps
+        ids elsewhere gives no case id."""
+        if self.case_id is not None:
+            case_id: Any = self.case_id
+        else:
+            case_id = _first(record, self._case_paths or fmt.case_paths)
+        if case_id is MISSING and self.case_key is not None:
+            return f'{fmt.name}: no case id at "{self.case_key}" (--case-key)'
+        if case_id is MISSING and fmt.name != "native":
+            looked = ", ".join(f'"{".".join(p)}"' for p in fmt.case_paths)
+            return (
+                f"{fmt.name}: no case id (looked at {looked}); say where the record keeps it "
+                "with --case-key PATH, or give --case-id ID for a file of one case"
+            )
+        run_id = _first(record, self._run_paths or fmt.run_paths)
+        if run_id is MISSING and self.run_key is not None:
+            return f'{fmt.name}: no run id at "{self.run_key}" (--run-key)'
+        return case_id, run_id
 
     def _records(self, items: list[dict[str, Any]]) -> list[TraceFormat] | None:
         """The formats of a list that is a list of records (some of them recognised by a

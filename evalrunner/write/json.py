@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import IO
 
-from .. import __version__
+from .._version import __version__
 from ..summary import Summary
 from . import Output, WriterFormat
 from .results import Elements, Encoded, dumps, encode_items

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from .. import __version__
+from .._version import __version__
 from ..jsonvalue import dumps as json_dumps
 
 COLORS = {

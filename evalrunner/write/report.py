@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from jsonschema import Draft202012Validator
 
-from .. import __version__
+from .._version import __version__
 from ..grade.grader import RunResult
 from ..jsonvalue import loads
 from ..model import InputError, TraceError

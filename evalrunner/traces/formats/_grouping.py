@@ -23,7 +23,7 @@ from typing import Any, Generic, TypeVar
 
 from ...model import TraceError
 from ..format import NativeRecord
-from ..lines import LastLines, line_number
+from ..last_lines import LastLines, line_number
 
 
 @dataclass(frozen=True)
