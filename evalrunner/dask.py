@@ -67,7 +67,7 @@ from .traces import (
 from .traces.files import Skipped
 from .traces.limits import BLOCK_BYTES, BOM, MAX_LINE_BYTES
 from .traces.lines import block_lines, label_of
-from .traces.pretty import is_pretty as _pretty
+from .traces.pretty import is_pretty
 from .write import Writer
 
 SPLIT_BYTES = 64 * 2**20
@@ -303,7 +303,7 @@ def _count_partition(
         plain = _longest_line(data) <= max_line
         if start == 0:
             head = data[len(BOM) :] if data.startswith(BOM) else data
-            plain = plain and _pretty(head, eof=True, limit=min(max_line, BLOCK_BYTES)) is False
+            plain = plain and is_pretty(head, eof=True, limit=min(max_line, BLOCK_BYTES)) is False
         found.append((file_no, start, lines, records, plain))
     return found
 

@@ -23,7 +23,7 @@ from typing import Any, Literal, Protocol
 from .. import core
 from ..jsonvalue import canon_key, json_eq, short_json
 from ..model import MISSING, InputError, NormSpec, Param, Tool
-from ..shapes import FALSE_FAILURE_SHAPES
+from ..shapes import DEFAULT, FALSE_FAILURE_SHAPES, UNJUDGED
 from . import norms, validity
 from .norms import Normalizer, Rule, bind, load_registry
 from .validity import Breach, Validity
@@ -527,14 +527,10 @@ def _explain_predicate(a: Any, e: Any, node: Node, path: str, out: list[Diff]) -
     ok, note = node.predicate.test(a)
     name = node.predicate.name
     if ok:
-        out.append(Diff(path, node.param.path, "absorbed", UNJUDGED_SHAPE, name, a, e))
+        out.append(Diff(path, node.param.path, "absorbed", UNJUDGED, name, a, e))
     else:  # no normal forms: the predicate tested the run's value as it is
         out.append(Diff(path, node.param.path, "mismatch", None, name, a, e, note=note))
     return ok
-
-
-UNJUDGED_SHAPE = "unjudged"
-"""The shape a predicate's differences contribute (SPEC "Shapes")."""
 
 
 def _rejected(path: str, node: Node, norm: str | None, a: Any, e: Any, found: Breach) -> Diff:
@@ -635,7 +631,7 @@ def _explain_property(
                     here,
                     child.param.path,
                     "absorbed" if ok else "mismatch",
-                    UNJUDGED_SHAPE if ok else None,
+                    UNJUDGED if ok else None,
                     child.predicate.name,
                     a.get(k, MISSING),
                     e.get(k, MISSING),
@@ -671,8 +667,8 @@ def _explain_property(
             Diff(
                 here,
                 child.param.path,
-                "default",
-                "default",
+                "default",  # the difference's kind
+                DEFAULT,  # its shape
                 None,
                 a.get(k, MISSING),
                 e.get(k, MISSING),
