@@ -197,8 +197,8 @@ def test_a_config_pickles_without_caches_while_it_grades(large):
 def test_a_split_file_of_spans_is_an_error_that_says_what_to_do(tmp_path):
     """OpenTelemetry spans' runs span lines: byte ranges cannot hold them. Whole, they score as
     `score` scores them; split, the error names the file and the setting."""
-    from .test_otel_order import corpus as span_corpus
-    from .test_otel_order import project
+    from .formats.test_otel import corpus as span_corpus
+    from .formats.test_otel import project
 
     _, spans = span_corpus("root_last")
     path = project(tmp_path, "spans.jsonl", spans)
