@@ -13,7 +13,7 @@ four runs, one per case of tests/data/frameworks/cases.json:
 - `raised`:   get_customer("C-404"), whose tool raises, and the agent gives up.
 
 and writes what the framework records, in each form it offers, to tests/data/frameworks/
-(`<framework>-<form>.jsonl`). tests/test_frameworks.py scores every fixture against the cases
+(`<framework>-<form>.jsonl`). tests/formats/test_frameworks.py scores every fixture against the cases
 and asserts the verdicts the scenario implies; it needs none of these frameworks.
 """
 

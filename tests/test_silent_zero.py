@@ -147,3 +147,48 @@ def test_agno_tool_call_error_marks_an_errored_attempt():
     ]
     item = _one({"case_id": "lookup", "messages": messages})
     assert isinstance(item, Run) and [c.errored for c in item.calls] == [True]
+
+
+CALL_LIKE = {
+    # shapes evalrun reads no call from, each holding one: unscoreable, never a run of 0 calls
+    "a gemini functionCall part beside a chat log": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "result": {"parts": [{"functionCall": {"name": "get_invoice", "args": {}}}]},
+    },
+    "a gemini SDK function_call part beside a chat log": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "result": {"parts": [{"function_call": {"name": "get_invoice", "args": {}}}]},
+    },
+    "a bedrock toolUse block beside a chat log": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "trace": [{"toolUse": {"toolUseId": "t", "name": "x", "input": {}}}],
+    },
+    "a chat tool_calls list where chat has none": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "response": {"choices": [{"message": {"tool_calls": [{"id": "c", "function": {}}]}}]},
+    },
+    "a streamed delta": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": "x"}}]}}],
+    },
+    "an AI SDK tool-call part": {
+        "messages": [{"role": "assistant", "content": [{"type": "tool-call", "toolName": "x"}]}]
+    },
+}
+
+
+@pytest.mark.parametrize("record", CALL_LIKE.values(), ids=CALL_LIKE.keys())
+def test_a_record_holding_a_call_it_cannot_read_is_never_a_run_of_no_calls(record):
+    line = json.dumps({"case_id": "lookup", **record}).encode() + b"\n"
+    [item] = read_lines([("t.jsonl:1", line)], "auto")
+    assert isinstance(item, TraceError), item
+    assert "no tool call read, but the record holds" in item.error
+
+
+def test_a_conversation_without_tool_activity_is_a_run_of_no_calls():
+    record = {
+        "case_id": "lookup",
+        "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
+    }
+    [run] = read_lines([("t.jsonl:1", json.dumps(record).encode() + b"\n")], "auto")
+    assert isinstance(run, Run) and run.calls == ()

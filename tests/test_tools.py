@@ -6,8 +6,11 @@ import json
 import re
 
 import pytest
+from typer.testing import CliRunner
 
 from evalrunner import MISSING, InputError, NormSpec, load_tools
+from evalrunner.cli import app
+from tests.formats.common import REVIEW
 
 PARAMS = {
     "type": "object",
@@ -415,3 +418,30 @@ def test_another_dialects_type_name_is_refused_with_what_to_write(tmp_path, writ
     params = {"type": "object", "properties": {"n": {"type": written}}}
     msg = fails(tmp_path, {"name": "t", "parameters": params})
     assert f"(at properties/n/type); JSON Schema writes it {hint}" in msg
+
+
+@pytest.mark.parametrize(
+    ("folder", "fmt"),
+    [
+        ("tools-g1", "bare"),  # functionDeclarations, Gemini's capital OpenAPI types
+        ("tools-g2", "gemini"),  # model_dump(): function_declarations, parameters_json_schema
+        ("tools-g3", "bedrock"),  # {"toolConfig": {"tools": [...]}}
+        ("tools-g4", "bedrock"),  # a cachePoint among the tools
+    ],
+)
+def test_gemini_and_bedrock_tool_files_in_their_usual_forms(folder, fmt):
+    from evalrunner.read.tools import load_tools
+
+    tools = load_tools(REVIEW / folder)
+    assert list(tools) == ["get_customer"] and tools["get_customer"].format == fmt
+    params = tools["get_customer"].params.properties
+    assert params is not None and "customer_id" in params
+
+
+def test_x_eval_repeatable_inside_a_bedrock_tool_spec_is_read():
+    data = REVIEW / "bedrock-repeatable"
+    base = ["--tools", str(data / "tools"), "--cases", str(data / "cases")]
+    result = CliRunner().invoke(app, ["score", *base, str(data / "traces"), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    [run] = json.loads(result.stdout)["runs"]
+    assert run["verdict"] == "pass" and [c["label"] for c in run["calls"]] == ["exact", "repeat"]

@@ -14,7 +14,7 @@ from evalrunner import Run, TraceError
 from evalrunner.cli import app
 from evalrunner.traces import detect as detect_format
 from evalrunner.traces import read_lines, trace_formats
-from tests.conftest import FRAMEWORKS
+from tests.conftest import DATA, FRAMEWORKS
 
 FORMATS = list(trace_formats())
 
@@ -476,3 +476,21 @@ def langfuse_spans() -> list[dict[str, Any]]:
 
 def _observed(span: dict[str, Any]) -> Any:
     return span["attributes"].get("langfuse.observation.type")
+
+
+REVIEW = DATA / "review"
+
+
+def read_file(path: Path) -> list:
+    lines = [
+        (f"{path.name}:{n}", raw)
+        for n, raw in enumerate(path.read_bytes().splitlines(keepends=True), 1)
+    ]
+    return read_lines(lines, "auto")
+
+
+def labels(doc: dict) -> dict:
+    return {
+        r["case_id"]: (r["verdict"], [(c["tool"], c["label"]) for c in r["calls"]])
+        for r in doc["runs"]
+    }

@@ -12,18 +12,19 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from evalrunner import InputError, TraceError
+from evalrunner import InputError, Run, TraceError
 from evalrunner.cli import app
 from evalrunner.grade.grader import Grader
 from evalrunner.read.cases import parse_case
 from evalrunner.read.tools import parse_tool
-from evalrunner.traces import TraceReader, parse_line
+from evalrunner.traces import TraceReader, parse_line, read_lines
 from tests.conftest import DATA, FRAMEWORKS, ROOT, score_folder
 from tests.formats.common import (
     BAD_ARGS,
     FORMATS,
     GOOD,
     RETRY,
+    REVIEW,
     ROOT_SPAN,
     SCENARIO,
     TRACE,
@@ -41,6 +42,7 @@ from tests.formats.common import (
     one,
     otel_lines,
     read,
+    read_file,
     responses_run,
     rpc_call,
     score,
@@ -465,3 +467,164 @@ def test_gemini_and_bedrock_docs_examples_score_as_the_page_says(tmp_path, secti
         assert [(r["case_id"], r["verdict"], r["shape"]) for r in doc["runs"]] == [
             ("lookup", "false_failure", "errored_attempt")
         ]
+
+
+CHAT_CALL = {
+    "id": "c1",
+    "type": "function",
+    "function": {"name": "get_invoice", "arguments": '{"invoice_id": "I-1"}'},
+}
+
+
+EXCHANGES = {
+    "chat": (
+        {"model": "gpt-4.1", "messages": [{"role": "user", "content": "Is I-1 open?"}]},
+        {"choices": [{"message": {"role": "assistant", "tool_calls": [CHAT_CALL]}}]},
+    ),
+    "anthropic": (
+        {"messages": [{"role": "user", "content": "Is I-1 open?"}]},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "get_invoice",
+                    "input": {"invoice_id": "I-1"},
+                }
+            ],
+        },
+    ),
+    "bedrock": (
+        {"messages": [{"role": "user", "content": [{"text": "Is I-1 open?"}]}]},
+        {
+            "output": {
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "toolUse": {
+                                "toolUseId": "t1",
+                                "name": "get_invoice",
+                                "input": {"invoice_id": "I-1"},
+                            }
+                        }
+                    ],
+                }
+            },
+            "stopReason": "tool_use",
+        },
+    ),
+    "gemini": (
+        {"contents": [{"role": "user", "parts": [{"text": "Is I-1 open?"}]}]},
+        {
+            "candidates": [
+                {
+                    "content": {
+                        "role": "model",
+                        "parts": [
+                            {"functionCall": {"name": "get_invoice", "args": {"invoice_id": "I-1"}}}
+                        ],
+                    }
+                }
+            ]
+        },
+    ),
+    "responses": (
+        {"input": "Is I-1 open?"},
+        {
+            "object": "response",
+            "output": [
+                {
+                    "type": "function_call",
+                    "call_id": "c1",
+                    "name": "get_invoice",
+                    "arguments": '{"invoice_id": "I-1"}',
+                }
+            ],
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("provider", EXCHANGES)
+def test_a_logged_request_response_pair_is_read_as_its_conversation(provider):
+    """What gateways and loggers write for one model call, `{"request", "response"}`: the
+    request's messages with the response's message; ids from the record as it is."""
+    request, response = EXCHANGES[provider]
+    record = {
+        "request": {**request, "metadata": {"task": "lookup"}},
+        "response": response,
+        "world": {"w": 1},
+    }
+    line = json.dumps(record).encode() + b"\n"
+    [run] = read_lines([("t.jsonl:1", line)], "auto", case_key="request.metadata.task")
+    assert isinstance(run, Run), run
+    assert run.case_id == "lookup" and run.world == {"w": 1}
+    assert [(c.tool, c.args) for c in run.calls] == [("get_invoice", {"invoice_id": "I-1"})]
+
+
+def test_a_record_with_its_own_conversation_is_not_read_as_an_exchange():
+    from evalrunner.traces.reader import exchange
+
+    chat = {
+        "messages": [{"role": "user", "content": "hi"}],
+        "request": {"messages": []},
+        "response": {},
+    }
+    assert exchange(chat) is None
+    assert exchange({"request": "text", "response": 3}) is None
+    assert exchange({"request": {"prompt": "hi"}, "response": {"text": "no"}}) is None
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        'data: {"choices":[{"delta":{"tool_calls":[{"function":{"name":"x"}}]}}]}',
+        [{"object": "chat.completion.chunk", "choices": [{"delta": {"tool_calls": []}}]}],
+        {"error": {"message": "rate limited"}},
+        {"object": "response", "status": "failed", "output": None},
+    ],
+    ids=["sse-text", "chunks", "error-body", "failed-response"],
+)
+def test_an_exchange_whose_response_is_not_read_is_unscoreable_never_a_run_of_no_calls(response):
+    record = {
+        "case_id": "lookup",
+        "request": {"messages": [{"role": "user", "content": "hi"}]},
+        "response": response,
+    }
+    [item] = read_lines([("t.jsonl:1", json.dumps(record).encode() + b"\n")], "auto")
+    assert isinstance(item, TraceError), item
+    assert "a request/response record whose response is in no shape evalrun reads" in item.error
+
+
+def test_exchanges_of_ollama_and_of_gemini_with_automatic_function_calling():
+    ollama = {
+        "case_id": "lookup",
+        "request": {"model": "llama3", "messages": [{"role": "user", "content": "I-1?"}]},
+        "response": {
+            "message": {
+                "role": "assistant",
+                "tool_calls": [
+                    {"function": {"name": "get_invoice", "arguments": {"invoice_id": "I-1"}}}
+                ],
+            }
+        },
+    }
+    [run] = read_lines([("t.jsonl:1", json.dumps(ollama).encode() + b"\n")], "auto")
+    assert isinstance(run, Run) and [(c.tool, c.args) for c in run.calls] == [
+        ("get_invoice", {"invoice_id": "I-1"})
+    ]
+    # the response's history holds both calls the SDK made, the request only the first
+    [run] = read_file(REVIEW / "gemini-exchange-afc.jsonl")
+    assert isinstance(run, Run), run
+    assert [c.args for c in run.calls] == [{"invoice_id": "I-1"}, {"invoice_id": "I-2"}]
+
+
+def test_settings_named_like_calls_are_not_calls():
+    """Chat's request parameter `"function_call": {"name": ...}`, a `tool_choice`, a
+    `{"toolUse": {"enabled": true}}` setting: runs that answered in text, with no call."""
+    items = read_file(REVIEW / "settings-not-calls.jsonl")
+    assert all(isinstance(i, Run) for i in items), items
+    assert [len(i.calls) for i in items] == [0, 0, 1, 0]

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from evalrunner import Run
 from tests.formats.common import (
     BAD_ARGS,
     GOOD,
     RETRY,
+    REVIEW,
     WRONG,
     calls,
     detect,
@@ -17,6 +19,7 @@ from tests.formats.common import (
     gemini_fc,
     gemini_run,
     one,
+    read_file,
 )
 
 
@@ -117,3 +120,13 @@ def test_gemini_response_alone_and_automatic_function_calling_history():
     }
     assert detect(afc) == "gemini"
     assert calls(one(afc)) == RETRY
+
+
+def test_gemini_replies_without_ids_pair_by_name():
+    """Parallel calls answered in another order: the error belongs to get_customer's reply."""
+    [run] = read_file(REVIEW / "gemini-parallel-by-name.jsonl")
+    assert isinstance(run, Run), run
+    assert [(c.tool, c.errored) for c in run.calls] == [
+        ("get_invoice", False),
+        ("get_customer", True),
+    ]

@@ -1,5 +1,5 @@
 """MLflow traces (`formats/mlflow.py`), beyond the scenario every fixture scores in
-tests/test_frameworks.py: older schemas, ids kept elsewhere, and records that must be
+tests/formats/test_frameworks.py: older schemas, ids kept elsewhere, and records that must be
 unscoreable, never a run of no calls."""
 
 from __future__ import annotations

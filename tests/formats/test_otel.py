@@ -24,6 +24,7 @@ from tests.formats.common import (
     BAD_ARGS,
     GOOD,
     RETRY,
+    REVIEW,
     ROOT_SPAN,
     SCENARIO,
     T0,
@@ -38,6 +39,7 @@ from tests.formats.common import (
     otel_lines,
     otlp_span,
     read,
+    read_file,
     sdk_span,
     tool_attrs,
     verdicts,
@@ -534,3 +536,11 @@ def test_reading_options_reach_a_file_read_in_any_order(tmp_path):
     path = project(tmp_path, "spans.jsonl", spans)
     items = list(read_runs([path], reading=Reading("otel", run_key="evalrun.run_id")))
     assert sorted(i.run_id for i in items) == sorted(f"r{n}" for n in range(RUNS))
+
+
+def test_a_span_attribute_holding_an_integer_beyond_64_bits_is_read_exactly():
+    """A TOOL span's input with 123456789012345678901234: read exactly, and held without a crash
+    (the grouper measured what it holds with plain orjson, which refuses such integers)."""
+    [run] = read_file(REVIEW / "openinference-big-int.jsonl")
+    assert isinstance(run, Run), run
+    assert run.calls[0].args == {"customer_id": "C-1", "n": 123456789012345678901234}

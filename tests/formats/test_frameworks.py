@@ -26,9 +26,9 @@ from evalrunner.cli import app
 from evalrunner.traces import read_lines
 from evalrunner.traces.errors import FRAMEWORK_ERRORS, ErrorPatterns
 from evalrunner.traces.formats.spans.genai import _unwrap
-from tests.conftest import score_fixture
+from tests.conftest import FRAMEWORKS, score_fixture
 
-DATA = Path(__file__).parent / "data" / "frameworks"
+DATA = FRAMEWORKS
 SCENARIO = {
     "retry": ("false_failure", "errored_attempt", ["errored", "exact"]),
     "lookup": ("pass", None, ["exact"]),
