@@ -18,6 +18,7 @@ from ..traces.lines import MAX_LINE_BYTES
 from ..words import counted
 from ..write.diff_html import render_diff
 from ..write.results import dumps
+from ..write.wording import change, n, pct, points, share_count
 from .common import (
     EXIT_THRESHOLD,
     CaseKeyOpt,
@@ -258,7 +259,7 @@ def render(result: DiffResult, alpha: float, console: Console) -> None:
         console.print(
             Text(
                 f"  not paired: {counted(unpaired_old, result.unit)} only in OLD, "
-                f"{unpaired_new:,} only in NEW (left out of the flips and the test)"
+                f"{n(unpaired_new)} only in NEW (left out of the flips and the test)"
             )
         )
     console.print()
@@ -275,12 +276,12 @@ def render(result: DiffResult, alpha: float, console: Console) -> None:
     for check, label in checks:
         rates.add_row(
             label,
-            _rate_cell(result.old.failed(check), result.old.n_runs),
-            _rate_cell(result.new.failed(check), result.new.n_runs),
-            _points(delta[f"{check}_run_failure_rate"]),
+            share_count(result.old.failed(check), result.old.n_runs),
+            share_count(result.new.failed(check), result.new.n_runs),
+            points(delta[f"{check}_run_failure_rate"]),
             style="bold" if check == "true" else None,
         )
-    rates.add_row("runs", f"{result.old.n_runs:,}", f"{result.new.n_runs:,}", "")
+    rates.add_row("runs", n(result.old.n_runs), n(result.new.n_runs), "")
     console.print(rates)
     console.print()
 
@@ -297,7 +298,7 @@ def render(result: DiffResult, alpha: float, console: Console) -> None:
         any_shape = True
         shapes.add_row(Text(group.replace("_", " "), style="bold"), "", "", "")
         for s, a, b in rows:
-            shapes.add_row(f"  {s}", f"{a:,}", f"{b:,}", f"{b - a:+,}" if b != a else "0")
+            shapes.add_row(f"  {s}", n(a), n(b), change(a, b))
     if any_shape:
         console.print(shapes)
         console.print()
@@ -332,12 +333,12 @@ def _render_groups(result: DiffResult, console: Console) -> None:
         t = g.test
         table.add_row(
             Text(name),
-            _rate_cell(g.old.failed("true"), g.old.n_runs),
-            _rate_cell(g.new.failed("true"), g.new.n_runs),
-            _points(g.delta()["true_run_failure_rate"]),
-            f"{len(g.flips):,}",
-            f"{t.improved:,}",
-            f"{t.regressed:,}",
+            share_count(g.old.failed("true"), g.old.n_runs),
+            share_count(g.new.failed("true"), g.new.n_runs),
+            points(g.delta()["true_run_failure_rate"]),
+            n(len(g.flips)),
+            n(t.improved),
+            n(t.regressed),
             f"{float(t.p_value):.2g}",
         )
     console.print(table)
@@ -392,22 +393,14 @@ def _render_flips(result: DiffResult, console: Console) -> None:
         table.add_row(Text(f.key), Text(f"{old} → {new}"), Text(f.cause))
     console.print(table)
     if len(flips) > MAX_FLIPS_SHOWN:
-        console.print(f"… and {len(flips) - MAX_FLIPS_SHOWN:,} more (--format json lists them all)")
+        console.print(
+            f"… and {n(len(flips) - MAX_FLIPS_SHOWN)} more (--format json lists them all)"
+        )
     console.print()
 
 
 def _value(v: Any) -> str:
-    return v if isinstance(v, str) else f"{100 * v:.0f}%"
-
-
-def _rate_cell(failed: int, total: int) -> str:
-    return f"{100 * failed / total:.1f}% ({failed:,})" if total else "–"
-
-
-def _points(delta: float) -> str:
-    if delta == 0:
-        return "0.0 pts"
-    return f"{100 * delta:+.1f} pts"
+    return v if isinstance(v, str) else pct(v, 0)
 
 
 def _shape_count(summary: dict[str, Any], group: str, shape: str) -> int:

@@ -16,6 +16,7 @@ from ..read.case_formats import CaseWarning
 from ..traces.lines import MAX_LINE_BYTES
 from ..words import counted
 from ..write.results import dumps
+from ..write.wording import n, pct
 from .common import (
     EXIT_THRESHOLD,
     CaseFormatOpt,
@@ -151,17 +152,17 @@ def render(report: LintReport, console: Console) -> None:
     tail = f" ({report.ignored} ignored)" if report.ignored else ""
     console.print(Text(", ".join(counts) + tail, style="bold"))
     c = report.coverage
-    console.print(f"tools with rules: {c.tools_with_norms} of {c.tools:,}")
+    console.print(f"tools with rules: {c.tools_with_norms} of {n(c.tools)}")
     if c.calls is not None:
         share = c.call_share_with_norms or 0.0
         text = (
-            f"calls to them: {share:.1%} of {counted(c.calls, 'call')} recorded in "
+            f"calls to them: {pct(share)} of {counted(c.calls, 'call')} recorded in "
             f"{counted(c.runs or 0, 'run')} of the traces"
         )
         console.print(text, overflow="fold")
         if c.unreadable_lines:
             console.print(
-                f"unreadable trace lines: {c.unreadable_lines:,} (evalrun score lists them)"
+                f"unreadable trace lines: {n(c.unreadable_lines)} (evalrun score lists them)"
             )
 
 

@@ -20,6 +20,7 @@ from ..jsonvalue import MISSING, short_json
 from ..jsonvalue import dumps as json_dumps
 from ..model import NormSpec
 from ..words import counted
+from ..write.wording import n, share
 from .encodings import PIN
 from .model import (
     AlternateSuggestion,
@@ -75,11 +76,11 @@ def suggestion_json(s: Suggestion) -> dict[str, Any]:
             # after SPEC's keys: what a wider rule of the family would also merge
             "wider_merges": [
                 {
-                    "rule": n.rule,
-                    "calls": n.calls,
-                    "examples": [_example_json(x) for x in n.examples],
+                    "rule": w.rule,
+                    "calls": w.calls,
+                    "examples": [_example_json(x) for x in w.examples],
                 }
-                for n in s.wider_merges
+                for w in s.wider_merges
             ],
         }
     if isinstance(s, DefaultSuggestion):
@@ -91,7 +92,7 @@ def suggestion_json(s: Suggestion) -> dict[str, Any]:
             "evidence": _evidence_json(s.evidence),
             "gains": s.gains,
             "risk": _risk_json(s),
-            **({"others": [{"default": v, "calls": n} for v, n in s.others]} if s.others else {}),
+            **({"others": [{"default": v, "calls": k} for v, k in s.others]} if s.others else {}),
         }
     if isinstance(s, AlternateSuggestion):
         return {
@@ -106,7 +107,7 @@ def suggestion_json(s: Suggestion) -> dict[str, Any]:
         "kind": s.kind,
         "tool": s.tool,
         "param": s.param,
-        "encodings": [{"encoding": name, "calls": n} for name, n in s.encodings],
+        "encodings": [{"encoding": name, "calls": k} for name, k in s.encodings],
     }
 
 
@@ -140,8 +141,8 @@ def _risk_json(s: Scored) -> dict[str, Any]:
         return out
     if isinstance(s, RuleSuggestion):
         out["narrower_differs"] = [
-            {"rule": n.rule, "calls": n.calls, "examples": [_example_json(x) for x in n.examples]}
-            for n in r.narrower_differs
+            {"rule": w.rule, "calls": w.calls, "examples": [_example_json(x) for x in w.examples]}
+            for w in r.narrower_differs
         ]
         out["description"] = r.description
     out["replies_differ"] = r.replies_differ
@@ -179,16 +180,8 @@ def write_json(report: Report, out: IO[bytes]) -> None:
 # ------------------------------------------------------------------------------------ table
 
 
-def _n(x: int) -> str:
-    return f"{x:,}"
-
-
-def _pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else "–"
-
-
-def _runs(n: int) -> str:
-    return counted(n, "run")
+def _runs(k: int) -> str:
+    return counted(k, "run")
 
 
 def render_table(report: Report, sources: Iterable[str], console: Console) -> None:
@@ -205,20 +198,20 @@ def render_table(report: Report, sources: Iterable[str], console: Console) -> No
     tighten = [x for x in report.suggestions if isinstance(x, TightenSuggestion)]
     safe = [x for x in scored if not x.risk.risky]
     rate = (
-        f"True run failure rate: {_pct(s.true_failed_runs, s.runs)} ({_runs(s.true_failed_runs)})"
+        f"True run failure rate: {share(s.true_failed_runs, s.runs)} ({_runs(s.true_failed_runs)})"
     )
     if scored:
         after = report.true_failed_if_safe_applied
         _para(
             console,
-            f"{rate} now; {_pct(after, s.runs)} ({_n(after)}) with "
+            f"{rate} now; {share(after, s.runs)} ({n(after)}) with "
             f"{counted(len(safe), 'suggestion')} without risk below applied.",
         )
         _para(
             console,
             f"Applied all at once, the {counted(len(scored), 'suggestion')} below would pass the "
             f"calls of {_runs(report.gains_if_all_applied)} that fail now (the sum of their "
-            f"gains: {_n(sum(x.gains for x in scored))}).",
+            f"gains: {n(sum(x.gains for x in scored))}).",
         )
     else:
         _para(console, f"{rate}.")
@@ -251,7 +244,7 @@ def _case_keys(console: Console, report: Report) -> None:
     for x in report.case_keys:
         value = json_dumps(x.value).decode()
         where = f" step {x.step[0]}.{x.step[1]} {x.param}" if x.step is not None else ""
-        head = f"{_n(x.gains):>{GAINS_WIDTH}}  case {x.case_id}: {x.key}{where} = {value}"
+        head = f"{n(x.gains):>{GAINS_WIDTH}}  case {x.case_id}: {x.key}{where} = {value}"
         _para(console, head)
         risk = ""
         if x.risk.effects_failed or x.risk.unverified:
@@ -288,7 +281,7 @@ def _suggestion(console: Console, x: Scored) -> None:
             what = f'"x-eval-norm": {short_json(value, 60)}'
         else:
             what = f'"default": {short_json(x.default, 60)}'
-    head = Text(f"{_n(x.gains):>{GAINS_WIDTH}}  {x.kind:<9} ")
+    head = Text(f"{n(x.gains):>{GAINS_WIDTH}}  {x.kind:<9} ")
     head.append(where, style="bold")
     if x.risk.risky:
         head.append("  RISKY", style="bold red")
@@ -302,8 +295,8 @@ def _suggestion(console: Console, x: Scored) -> None:
     if isinstance(x, RuleSuggestion) and x.others:
         _para(console, "others: " + _others(x), BODY, "dim")
     if isinstance(x, RuleSuggestion):
-        for n in x.wider_merges:
-            ex = n.examples[0] if n.examples else None
+        for w in x.wider_merges:
+            ex = w.examples[0] if w.examples else None
             shown = (
                 f" ({short_json(ex.actual, 32)} vs {short_json(ex.expected, 32)}, {ex.source})"
                 if ex is not None
@@ -311,14 +304,14 @@ def _suggestion(console: Console, x: Scored) -> None:
             )
             _para(
                 console,
-                f"{n.rule} would also equate {counted(n.calls, 'call')} that {x.rule.name} reads "
+                f"{w.rule} would also equate {counted(w.calls, 'call')} that {x.rule.name} reads "
                 f"apart{shown}: not proposed for them.",
                 BODY,
                 "dim",
             )
     if isinstance(x, DefaultSuggestion) and x.others:
         top = x.evidence.calls or 0
-        seen = ", ".join(f"{short_json(v, 40)} in {counted(n, 'call')}" for v, n in x.others)
+        seen = ", ".join(f"{short_json(v, 40)} in {counted(k, 'call')}" for v, k in x.others)
         tie = " (a tie: check which the tool documents)" if x.others[0][1] >= top else ""
         _para(console, f"also left out with another value: {seen}{tie}", BODY, "dim")
     if isinstance(x, AlternateSuggestion):
@@ -330,7 +323,7 @@ def _suggestion(console: Console, x: Scored) -> None:
     if not x.risk.risky and x.risk.unverified:
         _para(
             console,
-            f"{_n(x.risk.unverified)} of the {_runs(x.gains)} it would pass recorded no world "
+            f"{n(x.risk.unverified)} of the {_runs(x.gains)} it would pass recorded no world "
             "to check (unverified).",
             BODY,
         )
@@ -352,7 +345,7 @@ def _checked(x: Scored) -> str:
     if e.replies is not None and "replies" in e.checked_by:
         r = e.replies
         parts.append(
-            f"replies ({counted(r.agree, 'pair')} agree, {_n(r.differ)} differ"
+            f"replies ({counted(r.agree, 'pair')} agree, {n(r.differ)} differ"
             + (", sampled" if r.sampled else "")
             + ")"
         )
@@ -367,18 +360,18 @@ def _risk_lines(x: Scored) -> list[str]:
     out = []
     if r.effects_failed:
         out.append(
-            f"risky: {_n(r.effects_failed)} of the {_runs(x.gains)} it would pass "
+            f"risky: {n(r.effects_failed)} of the {_runs(x.gains)} it would pass "
             "fail an effect assertion: it would make false passes. Doubt it first."
         )
-    for n in r.narrower_differs:
-        ex = n.examples[0] if n.examples else None
+    for w in r.narrower_differs:
+        ex = w.examples[0] if w.examples else None
         shown = (
             f" ({short_json(ex.actual, 32)} vs {short_json(ex.expected, 32)}, {ex.source})"
             if ex is not None
             else ""
         )
         out.append(
-            f"risky: {n.rule}, narrower, reads {counted(n.calls, 'call')} apart that this rule "
+            f"risky: {w.rule}, narrower, reads {counted(w.calls, 'call')} apart that this rule "
             f"would equate{shown}; not counted as gains."
         )
     if r.description is not None:
@@ -402,15 +395,15 @@ def _risk_lines(x: Scored) -> list[str]:
 def _others(x: RuleSuggestion) -> str:
     """The other rules that absorb some of the evidence: as many (and wider, or it would have
     been chosen), or fewer, with how many."""
-    same = [o.name + _options(o) for o, n in x.others if n >= x.absorbed]
-    fewer = [(o.name + _options(o), n) for o, n in x.others if n < x.absorbed]
+    same = [o.name + _options(o) for o, k in x.others if k >= x.absorbed]
+    fewer = [(o.name + _options(o), k) for o, k in x.others if k < x.absorbed]
     parts = []
     if same:
         verb = "absorbs" if len(same) == 1 else "absorb"
         parts.append(
             f"{' and '.join(same)} {verb} as many, but {'is' if len(same) == 1 else 'are'} wider"
         )
-    parts.extend(f"{name} absorbs {_n(n)} of these {_n(x.absorbed)} calls" for name, n in fewer)
+    parts.extend(f"{name} absorbs {n(k)} of these {n(x.absorbed)} calls" for name, k in fewer)
     return "; ".join(parts)
 
 
@@ -449,12 +442,12 @@ def _tighten(console: Console, tighten: list[TightenSuggestion]) -> None:
     )
     console.print()
     for t in tighten:
-        total = sum(n for _, n in t.encodings)
+        total = sum(k for _, k in t.encodings)
         head = Text("  ")
         head.append(f"{t.tool}.{t.param}", style="bold")
         head.append(f" ({t.rule})")
         console.print(head)
-        shares = " · ".join(f"{name} {_n(n)} ({100 * n / total:.0f}%)" for name, n in t.encodings)
+        shares = " · ".join(f"{name} {n(k)} ({share(k, total, 0)})" for name, k in t.encodings)
         _para(console, shares, "      ")
         pin = PIN.get(t.rule)
         if pin is not None:
@@ -467,9 +460,9 @@ def _errors(console: Console, report: Report) -> None:
     if not s.unscoreable:
         return
     console.print(
-        Text(f"Unscoreable lines ({_n(s.unscoreable)}, counted, not scored):", style="bold")
+        Text(f"Unscoreable lines ({n(s.unscoreable)}, counted, not scored):", style="bold")
     )
     for source, error in report.errors[:20]:
         console.print(Text(f"  {source}  {error}"))
     if s.unscoreable > 20:
-        console.print(f"  … and {_n(s.unscoreable - 20)} more (--format json lists them all)")
+        console.print(f"  … and {n(s.unscoreable - 20)} more (--format json lists them all)")

@@ -30,6 +30,7 @@ from ..summary.trials import has_repeats, shown_ks, trials_json
 from ..terminal import SafeConsole, visible
 from ..words import counted, graded_calls, reported_legend
 from . import Output, WriterFormat, wording
+from .wording import n, pct, share
 
 SHOW: dict[str, frozenset[str]] = {
     "failures": frozenset({"fail", "false_pass"}),
@@ -116,14 +117,6 @@ class _TextOut:
         return False
 
 
-def _pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else "–"
-
-
-def _n(x: int) -> str:
-    return f"{x:,}"
-
-
 def render_summary(summary: Summary, sources: Sequence[str], console: Console) -> None:
     s = summary
     console.print(
@@ -141,13 +134,13 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
     rates.add_column("true", justify="right", style="bold")
     rates.add_row(
         "run failure rate",
-        f"{_pct(s.reported_failed_runs, s.runs)} ({_n(s.reported_failed_runs)})",
-        f"{_pct(s.true_failed_runs, s.runs)} ({_n(s.true_failed_runs)})",
+        f"{share(s.reported_failed_runs, s.runs)} ({n(s.reported_failed_runs)})",
+        f"{share(s.true_failed_runs, s.runs)} ({n(s.true_failed_runs)})",
     )
     rates.add_row(
         "call failure rate",
-        f"{_pct(s.reported_failed_calls, s.calls)} ({_n(s.reported_failed_calls)})",
-        f"{_pct(s.true_failed_calls, s.calls)} ({_n(s.true_failed_calls)})",
+        f"{share(s.reported_failed_calls, s.calls)} ({n(s.reported_failed_calls)})",
+        f"{share(s.true_failed_calls, s.calls)} ({n(s.true_failed_calls)})",
     )
     console.print(rates)
     console.print(Text(reported_legend(s.reported_reading), style="dim"))
@@ -176,8 +169,8 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
         s.examples,
     )
     console.print(
-        f"[bold]Effects[/bold]: {_n(s.effects_checked)} assertions checked, "
-        f"{_n(s.effects_failed)} failed, {_n(s.effects_unverified)} unverified (no world recorded)"
+        f"[bold]Effects[/bold]: {n(s.effects_checked)} assertions checked, "
+        f"{n(s.effects_failed)} failed, {n(s.effects_unverified)} unverified (no world recorded)"
     )
     if s.suspects:
         console.print()
@@ -192,25 +185,25 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
         for (tool, param, norm), k in sorted(s.suspects.items(), key=lambda kv: (-kv[1], kv[0]))[
             :10
         ]:
-            table.add_row(Text(visible(f"{tool}.{param}")), Text(visible(norm)), _n(k))
+            table.add_row(Text(visible(f"{tool}.{param}")), Text(visible(norm)), n(k))
         console.print(table)
     _replies(console, as_json)
     console.print()
     console.print(
         f"[bold]Coverage[/bold]: {s.tools_with_norms} of {s.tools} tools declare equivalence "
-        f"rules; they carry {_pct(s.calls_with_norms, s.all_calls)} of calls"
+        f"rules; they carry {share(s.calls_with_norms, s.all_calls)} of calls"
     )
     _top_tools(console, s)
     _groups(console, s)
     _trials(console, s)
     if s.unscoreable:
         console.print()
-        console.print(f"[bold]Unscoreable lines[/bold] ({_n(s.unscoreable)}, counted, not scored):")
+        console.print(f"[bold]Unscoreable lines[/bold] ({n(s.unscoreable)}, counted, not scored):")
         for _, source, error in s.errors:
             console.print(Text(f"  {visible(source)}  {visible(error)}"))
         if s.unscoreable > len(s.errors):
             console.print(
-                f"  … and {_n(s.unscoreable - len(s.errors))} more (--format json lists them all)"
+                f"  … and {n(s.unscoreable - len(s.errors))} more (--format json lists them all)"
             )
 
 
@@ -227,7 +220,7 @@ def _replies(console: Console, s: dict[str, Any]) -> None:
         table.add_column("pairs differ", justify="right")
         table.add_column("agree", justify="right")
         for param, norm, differ, agree, _ in rows[:10]:
-            table.add_row(Text(param), Text(norm), _n(differ), _n(agree))
+            table.add_row(Text(param), Text(norm), n(differ), n(agree))
         console.print(table)
         for param, _, _, _, example in rows[:10]:
             if example:
@@ -249,13 +242,13 @@ def _shape_table(
     examples: dict[str, tuple[Any, dict[str, Any]]],
 ) -> None:
     total = sum(counts[k] for k in shapes)
-    console.print(f"[bold]{title}[/bold]: {_n(total)} runs ({_pct(total, whole)} {share_of})")
+    console.print(f"[bold]{title}[/bold]: {n(total)} runs ({share(total, whole)} {share_of})")
     for shape in shapes:
         if not counts[shape]:
             continue
-        share = _pct(counts[shape], whole)
+        part = share(counts[shape], whole)
         console.print(
-            Text(f"  {shape:<16}{_n(counts[shape]):>7}  {share:>6}  {SHAPES[shape].meaning}")
+            Text(f"  {shape:<16}{n(counts[shape]):>7}  {part:>6}  {SHAPES[shape].meaning}")
         )
         ex = examples.get(shape)
         if ex:
@@ -294,10 +287,10 @@ def _top_tools(console: Console, s: Summary) -> None:
         )
         table.add_row(
             Text(visible(name)),
-            _n(st.calls),
-            _n(st.falsely_failed_calls),
-            _n(st.reported_failed_calls),
-            _n(st.true_failed_calls),
+            n(st.calls),
+            n(st.falsely_failed_calls),
+            n(st.reported_failed_calls),
+            n(st.true_failed_calls),
             top,
         )
     console.print(table)
@@ -320,17 +313,15 @@ def _groups(console: Console, s: Summary) -> None:
     for name, g in ranked[:MAX_GROUPS]:
         table.add_row(
             Text(visible(name)),
-            _n(g.runs),
-            _pct(g.reported_failed_runs, g.runs),
-            _pct(g.true_failed_runs, g.runs),
-            _n(g.verdicts["false_failure"]),
-            _n(g.verdicts["false_pass"]),
+            n(g.runs),
+            share(g.reported_failed_runs, g.runs),
+            share(g.true_failed_runs, g.runs),
+            n(g.verdicts["false_failure"]),
+            n(g.verdicts["false_pass"]),
         )
     console.print(table)
     if len(ranked) > MAX_GROUPS:
-        console.print(
-            f"  … and {_n(len(ranked) - MAX_GROUPS)} more groups (--format json has them)"
-        )
+        console.print(f"  … and {n(len(ranked) - MAX_GROUPS)} more groups (--format json has them)")
 
 
 def _trials(console: Console, s: Summary) -> None:
@@ -340,7 +331,7 @@ def _trials(console: Console, s: Summary) -> None:
     t = trials_json(s.trials)
     console.print()
     console.print(
-        f"[bold]Repeated trials[/bold]: {_n(len(t['cases']))} cases, {t['min_trials']} to "
+        f"[bold]Repeated trials[/bold]: {n(len(t['cases']))} cases, {t['min_trials']} to "
         f"{t['max_trials']} runs each; pass^k: the chance that k runs of a case all pass, "
         "averaged over cases"
     )
@@ -350,9 +341,7 @@ def _trials(console: Console, s: Summary) -> None:
     table.add_column("true", justify="right", style="bold")
     rows = t["pass_hat_k"]
     for row in (rows[k - 1] for k in shown_ks(len(rows))):
-        table.add_row(
-            f"pass^{row['k']}", f"{100 * row['reported']:.1f}%", f"{100 * row['true']:.1f}%"
-        )
+        table.add_row(f"pass^{row['k']}", pct(row["reported"]), pct(row["true"]))
     console.print(table)
 
 
@@ -431,4 +420,4 @@ def render_runs(runs: Sequence[RunResult], more: int, console: Console) -> None:
         render_run(r, console)
         console.print()
     if more:
-        console.print(f"… and {_n(more)} more runs (raise --limit, or use --format jsonl)")
+        console.print(f"… and {n(more)} more runs (raise --limit, or use --format jsonl)")
