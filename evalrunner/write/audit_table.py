@@ -1,4 +1,4 @@
-"""`audit score --format table` (the default): the hand estimate beside evalrun's measurement, as
+"""`evalrun audit score --format table` (the default): the hand estimate beside evalrun's measurement, as
 the motivating post reported them, then the agreement and every disagreement with its lead.
 
 Everything that comes from a sheet or the traces (ids, notes, explanations) is printed as
@@ -12,9 +12,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..write.wording import interval, n, pct
-from .compare import Audit
-from .stats import Estimate
+from ..audit.compare import Audit
+from ..audit.stats import Estimate
+from .wording import interval, n, pct
 
 MAX_ERRORS = 20
 
