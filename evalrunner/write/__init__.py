@@ -41,6 +41,10 @@ class Output:
 
 
 class Writer(Protocol):
+    """What every output format's writer is: `score` (and `dask.score_bag`) give it the
+    results in input order, a batch at a time, then the summary. The report formats implement
+    it through `report.ReportWriter`, which also renders a saved results file."""
+
     @property
     def encoder(self) -> Encoder | None:
         """Renders a batch of results (in a worker process under `--jobs`, so it must pickle: a
@@ -67,7 +71,8 @@ class WriterFormat:
     """Takes `--show` (lists runs with their explanations)."""
     renders_results: bool = False
     """Renders a saved results file too (`evalrun report`): `make` returns a
-    `report.ReportWriter`, which renders the results-JSON layout whichever way it came."""
+    `report.ReportWriter`, the `Writer` that renders the results-JSON layout whichever way it
+    came."""
 
 
 _BUILTIN: tuple[tuple[str, str, bool, bool], ...] = (
