@@ -1,4 +1,9 @@
-"""Writers: a scoring's results and summary, rendered for a person or a program.
+"""Writers: a scoring's results and summary, rendered for a person or a program; and, beside
+them, every other command's renderers (`diff_table`, `diff_html`, `lint_table`, `suggest_table`,
+`suggest_json`, `audit_table`, `audit_page`), so that what any command draws is drawn here and
+the libraries (`diff/`, `lint/`, `suggest/`, `audit/`) only compute it. One place, not a
+`render` module per command, because the renderers share what is written once here: the words
+and number formats (`wording`), the page's building blocks (`page`), the console (`table`).
 
 Each output format of `evalrun score --format` is one module here that defines `WRITER`, a
 `WriterFormat` keyed by the name the user types; `WRITERS` collects them and feeds the command's
