@@ -3,11 +3,11 @@ the reviewer reads the task as the case states it; a case without them gives the
 
 from __future__ import annotations
 
-from evalrunner.audit.page import view
 from evalrunner.audit.review import review
 from evalrunner.read.cases import parse_case
 from evalrunner.read.tools import parse_tool
 from evalrunner.traces import NativeRecord
+from evalrunner.write.audit_page import view
 
 TOOL = parse_tool(
     {

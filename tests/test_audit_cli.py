@@ -614,6 +614,6 @@ def test_the_page_says_what_to_score_the_downloaded_sheet_with(corpus):
     ],
 )
 def test_the_page_shows_a_tool_reply_once_escaped(result, shown):
-    from evalrunner.audit.page import _call
+    from evalrunner.write.audit_page import _call
 
     assert _call({"tool": "t", "args": {}, "result": result})["result"] == shown

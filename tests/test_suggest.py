@@ -32,9 +32,9 @@ from evalrunner.suggest import (
 from evalrunner.suggest.collect import calls_ok, effect_status
 from evalrunner.suggest.encodings import encoding_of
 from evalrunner.suggest.params import with_changes
-from evalrunner.suggest.render import to_json
 from evalrunner.suggest.rules import fitting_zones
 from evalrunner.write import Collect
+from evalrunner.write.suggest_json import to_json
 
 SCENARIOS = Path(__file__).parent / "data" / "suggest"
 NAMES = sorted(p.name for p in SCENARIOS.iterdir())

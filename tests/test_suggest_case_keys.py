@@ -10,7 +10,7 @@ from typing import Any
 
 from evalrunner.scoring import load_config
 from evalrunner.suggest import suggest
-from evalrunner.suggest.render import to_json
+from evalrunner.write.suggest_json import to_json
 
 
 def corpus(tmp_path: Path, tools: list[dict[str, Any]], cases: list[dict[str, Any]], runs) -> Path:

@@ -20,8 +20,8 @@ from evalrunner.model import PREDICATES
 from evalrunner.scoring import Config, load_config, score
 from evalrunner.suggest import AlternateSuggestion, DefaultSuggestion, RuleSuggestion, suggest
 from evalrunner.suggest.params import param_path, walk, with_changes
-from evalrunner.suggest.render import to_json
 from evalrunner.write import Collect
+from evalrunner.write.suggest_json import to_json
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -4,7 +4,8 @@ Sample runs from each stratum of the exact-match verdict into a sheet a reviewer
 (`sample`), then compare the labels with evalrun's verdicts on the same runs (`score`). The jobs
 are split by module: the draw (`sampling`), the traces read once (`population`), the inputs'
 digest (`digest`), what a reviewer needs (`review`), the sheet (`sheet`), the statistics
-(`stats`), the comparison (`compare`), and the reviewer's page (`page`).
+(`stats`) and the comparison (`compare`); the reviewer's page and the table are drawn in
+`write/` (`audit_page`, `audit_table`).
 """
 
 from .commands import sample, score

@@ -13,8 +13,8 @@ from rich.text import Text
 from ..audit import Inputs, Sheet
 from ..audit import sample as sample_runs
 from ..audit import score as score_sheet
-from ..audit.page import render_page
-from ..audit.table import render_audit
+from ..write.audit_page import render_page
+from ..write.audit_table import render_audit
 from ..write.results import dumps
 from .common import (
     CaseKeyOpt,

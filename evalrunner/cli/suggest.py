@@ -15,8 +15,9 @@ from ..scoring import load_config
 from ..suggest import KINDS
 from ..suggest import suggest as run_suggest
 from ..suggest.edit import write_suggestions
-from ..suggest.render import render_table, write_json
 from ..traces.limits import MAX_LINE_BYTES
+from ..write.suggest_json import write_json
+from ..write.suggest_table import render_table
 from ..write.table import data_console
 from .common import (
     CaseKeyOpt,

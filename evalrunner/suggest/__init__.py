@@ -9,7 +9,8 @@ docs/suggest.md. The package, by job:
 - `sites`: where failing calls differ from their steps; `rules`, `defaults`, `alternates`: what
   those differences call for; `encodings`: how values are written, for `tighten`;
 - `whatif`: regrading the runs a set of suggestions can move; `propose`: all of it, in order;
-- `edit`: `--write`, annotating tool files in place; `render`: the table and the JSON.
+- `edit`: `--write`, annotating tool files in place; the table and the JSON are
+  drawn in `write/` (`suggest_table`, `suggest_json`).
 """
 
 from __future__ import annotations

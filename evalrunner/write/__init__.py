@@ -1,4 +1,9 @@
-"""Writers: a scoring's results and summary, rendered for a person or a program.
+"""Writers: a scoring's results and summary, rendered for a person or a program; and, beside
+them, every other command's renderers (`diff_table`, `diff_html`, `lint_table`, `suggest_table`,
+`suggest_json`, `audit_table`, `audit_page`), so that what any command draws is drawn here and
+the libraries (`diff/`, `lint/`, `suggest/`, `audit/`) only compute it. One place, not a
+`render` module per command, because the renderers share what is written once here: the words
+and number formats (`wording`), the page's building blocks (`page`), the console (`table`).
 
 Each output format of `evalrun score --format` is one module here that defines `WRITER`, a
 `WriterFormat` keyed by the name the user types; `WRITERS` collects them and feeds the command's
@@ -41,6 +46,10 @@ class Output:
 
 
 class Writer(Protocol):
+    """What every output format's writer is: `score` (and `dask.score_bag`) give it the
+    results in input order, a batch at a time, then the summary. The report formats implement
+    it through `report.ReportWriter`, which also renders a saved results file."""
+
     @property
     def encoder(self) -> Encoder | None:
         """Renders a batch of results (in a worker process under `--jobs`, so it must pickle: a
@@ -67,7 +76,8 @@ class WriterFormat:
     """Takes `--show` (lists runs with their explanations)."""
     renders_results: bool = False
     """Renders a saved results file too (`evalrun report`): `make` returns a
-    `report.ReportWriter`, which renders the results-JSON layout whichever way it came."""
+    `report.ReportWriter`, the `Writer` that renders the results-JSON layout whichever way it
+    came."""
 
 
 _BUILTIN: tuple[tuple[str, str, bool, bool], ...] = (

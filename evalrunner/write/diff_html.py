@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES
-from .page import Pair, asset, document, embed_json, esc, legend, n, num, pairs, pct, table
+from .page import Pair, asset, document, embed_json, esc, legend, num, pairs, table
+from .wording import change, n, pct, points
 
 MAX_FLIPS = 5000
 TEST_NAMES = {
@@ -60,12 +61,6 @@ def _rate(summary: dict[str, Any], check: str) -> Any:
     return (summary.get(check) or {}).get("run_failure_rate")
 
 
-def _points(delta: Any) -> str:
-    if not isinstance(delta, (int, float)):
-        return "–"
-    return "0.0 pts" if delta == 0 else f"{100 * delta:+.1f} pts"
-
-
 def _rates(diff: dict[str, Any], so: dict[str, Any], sn: dict[str, Any]) -> str:
     delta = diff.get("delta") or {}
     rows = []
@@ -80,7 +75,7 @@ def _rates(diff: dict[str, Any], so: dict[str, Any], sn: dict[str, Any]) -> str:
                 num(("new", "summary", check, "run_failure_rate"), pct(_rate(sn, check))),
                 num(
                     ("delta", f"{check}_run_failure_rate"),
-                    _points(delta.get(f"{check}_run_failure_rate")),
+                    points(delta.get(f"{check}_run_failure_rate")),
                 ),
             ]
         )
@@ -121,7 +116,7 @@ def _shapes(so: dict[str, Any], sn: dict[str, Any]) -> str:
                     f"{esc(group.replace('_', ' '))}: <code>{esc(shape)}</code>",
                     num(("old", "summary", group, shape), n(x)),
                     num(("new", "summary", group, shape), n(y)),
-                    f"{y - x:+,}" if isinstance(x, int) and isinstance(y, int) and x != y else "0",
+                    change(x, y),
                 ]
             )
     if not rows:

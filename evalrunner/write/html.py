@@ -41,17 +41,15 @@ from .page import (
     document,
     esc,
     legend,
-    n,
     num,
     pairs,
-    pct,
     safe_json_bytes,
-    share,
     stacked,
     table,
 )
 from .report import ReportWriter, RunJson
 from .results import dumps
+from .wording import n, pct, share
 
 NOT_PASS = frozenset({"fail", "false_failure", "false_pass"})
 MAX_RUNS = 3000

@@ -20,6 +20,7 @@ from ..words import counted, graded_calls, plural, reported_legend
 from . import Output, WriterFormat, wording
 from .explain import falsely_failed
 from .report import ReportWriter, RunJson
+from .wording import n, pct, share
 
 MAX_ROWS = 20
 MAX_ERRORS = 20
@@ -34,18 +35,6 @@ def md(value: Any) -> str:
     """Text from the inputs, safe in a Markdown paragraph or table cell: one line, its
     punctuation escaped."""
     return _SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
-
-
-def _n(x: Any) -> str:
-    return f"{x:,}" if isinstance(x, int) else "–"
-
-
-def _pct(rate: Any) -> str:
-    return f"{100 * rate:.1f}%" if isinstance(rate, (int, float)) else "–"
-
-
-def _share(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else "–"
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> list[str]:
@@ -73,9 +62,9 @@ def render(
     said = (
         graded_calls(calls, made if isinstance(made, int) else None)
         if isinstance(calls, int)
-        else f"{_n(calls)} calls"
+        else f"{n(calls)} calls"
     )
-    head = f"### evalrun · {_n(runs)} {plural(runs, 'run')} · {said}"
+    head = f"### evalrun · {n(runs)} {plural(runs, 'run')} · {said}"
     if sources:
         head += " · " + ", ".join(md(x) for x in sources)
     if s.get("unscoreable"):
@@ -86,13 +75,13 @@ def render(
         [
             [
                 "run failure rate",
-                f"{_pct(rep.get('run_failure_rate'))} ({_n(rep.get('failed_runs'))})",
-                f"**{_pct(tru.get('run_failure_rate'))} ({_n(tru.get('failed_runs'))})**",
+                f"{pct(rep.get('run_failure_rate'))} ({n(rep.get('failed_runs'))})",
+                f"**{pct(tru.get('run_failure_rate'))} ({n(tru.get('failed_runs'))})**",
             ],
             [
                 "call failure rate",
-                f"{_pct(rep.get('call_failure_rate'))} ({_n(rep.get('failed_calls'))})",
-                f"**{_pct(tru.get('call_failure_rate'))} ({_n(tru.get('failed_calls'))})**",
+                f"{pct(rep.get('call_failure_rate'))} ({n(rep.get('failed_calls'))})",
+                f"**{pct(tru.get('call_failure_rate'))} ({n(tru.get('failed_calls'))})**",
             ],
         ],
     )
@@ -121,7 +110,7 @@ def render(
     ):
         counts = s.get(key) or {}
         total = sum(counts.get(x, 0) for x in names)
-        out += [f"**{title}**: {_n(total)} runs ({_share(total, whole)} {of})", ""]
+        out += [f"**{title}**: {n(total)} runs ({share(total, whole)} {of})", ""]
         rows = []
         for x in names:
             if not counts.get(x):
@@ -133,14 +122,14 @@ def render(
                 else ""
             )
             rows.append(
-                [f"`{x}`", _n(counts[x]), _share(counts[x], whole), md(SHAPES[x].meaning) + example]
+                [f"`{x}`", n(counts[x]), share(counts[x], whole), md(SHAPES[x].meaning) + example]
             )
         if rows:
             out += _table(["shape", "runs", "share", "meaning"], rows, "lrrl")
     e = s.get("effects") or {}
     out += [
-        f"**Effects**: {_n(e.get('checked'))} assertions checked, {_n(e.get('failed'))} failed, "
-        f"{_n(e.get('unverified'))} unverified (no world recorded)",
+        f"**Effects**: {n(e.get('checked'))} assertions checked, {n(e.get('failed'))} failed, "
+        f"{n(e.get('unverified'))} unverified (no world recorded)",
         "",
     ]
     suspects = s.get("normalizer_suspects") or []
@@ -153,7 +142,7 @@ def render(
         out += _table(
             ["parameter", "rule", "runs"],
             [
-                [f"{md(x.get('tool'))}.{md(x.get('param'))}", md(x.get("norm")), _n(x.get("runs"))]
+                [f"{md(x.get('tool'))}.{md(x.get('param'))}", md(x.get("norm")), n(x.get("runs"))]
                 for x in suspects[:MAX_ROWS]
             ],
             "llr",
@@ -163,7 +152,7 @@ def render(
         out += [f"**{wording.REPLY_TITLE}**: {wording.REPLY_INTRO}", ""]
         out += _table(
             ["parameter", "rule", "pairs differ", "agree", "example"],
-            [[md(p), md(r), _n(d), _n(a), md(ex)] for p, r, d, a, ex in doubts[:MAX_ROWS]],
+            [[md(p), md(r), n(d), n(a), md(ex)] for p, r, d, a, ex in doubts[:MAX_ROWS]],
             "llrrl",
         )
     confirmed = wording.confirmed_line(s)
@@ -171,27 +160,27 @@ def render(
         out += [md(confirmed), ""]
     c = s.get("coverage") or {}
     out += [
-        f"**Coverage**: {_n(c.get('tools_with_norms'))} of {_n(c.get('tools'))} tools declare "
-        f"equivalence rules; they carry {_pct(c.get('call_share_with_norms'))} of calls",
+        f"**Coverage**: {n(c.get('tools_with_norms'))} of {n(c.get('tools'))} tools declare "
+        f"equivalence rules; they carry {pct(c.get('call_share_with_norms'))} of calls",
         "",
     ]
     out += _top_tools(s)
     out += _groups(s)
     out += _trials(s)
     if warnings:
-        out += [f"**Warnings** ({_n(len(warnings))}):", ""]
+        out += [f"**Warnings** ({n(len(warnings))}):", ""]
         out += [f"- {md(w)}" for w in warnings[:MAX_ERRORS]]
         if len(warnings) > MAX_ERRORS:
             out.append(
-                f"- … and {_n(len(warnings) - MAX_ERRORS)} more (--format json lists them all)"
+                f"- … and {n(len(warnings) - MAX_ERRORS)} more (--format json lists them all)"
             )
         out.append("")
     if s.get("unscoreable"):
-        out += [f"**Unscoreable lines** ({_n(s['unscoreable'])}, counted, not scored):", ""]
+        out += [f"**Unscoreable lines** ({n(s['unscoreable'])}, counted, not scored):", ""]
         out += [f"- {md(x.get('source'))} {md(x.get('error'))}" for x in errors[:MAX_ERRORS]]
         more = (s.get("unscoreable") or 0) - min(len(errors), MAX_ERRORS)
         if more > 0:
-            out.append(f"- … and {_n(more)} more (--format json lists them all)")
+            out.append(f"- … and {n(more)} more (--format json lists them all)")
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -212,10 +201,10 @@ def _top_tools(s: dict[str, Any]) -> list[str]:
         rows.append(
             [
                 md(t.get("tool")),
-                _n(t.get("calls")),
-                _n(t.get("reported_failed_calls")),
-                _n(t.get("true_failed_calls")),
-                _n(falsely_failed(t)),
+                n(t.get("calls")),
+                n(t.get("reported_failed_calls")),
+                n(t.get("true_failed_calls")),
+                n(falsely_failed(t)),
                 f"`{top}`",
             ]
         )
@@ -236,15 +225,15 @@ def _groups(s: dict[str, Any]) -> list[str]:
         rows.append(
             [
                 md(name),
-                _n(g.get("runs")),
-                _pct((g.get("reported") or {}).get("run_failure_rate")),
-                f"**{_pct((g.get('true') or {}).get('run_failure_rate'))}**",
-                _n(v.get("false_failure")),
-                _n(v.get("false_pass")),
+                n(g.get("runs")),
+                pct((g.get("reported") or {}).get("run_failure_rate")),
+                f"**{pct((g.get('true') or {}).get('run_failure_rate'))}**",
+                n(v.get("false_failure")),
+                n(v.get("false_pass")),
             ]
         )
     more = len(groups) - len(rows)
-    tail = [f"… and {_n(more)} more groups (--format json has them all)", ""] if more > 0 else []
+    tail = [f"… and {n(more)} more groups (--format json has them all)", ""] if more > 0 else []
     return [
         f"**By {md(s.get('group_by'))}**",
         "",
@@ -269,12 +258,12 @@ def _trials(s: dict[str, Any]) -> list[str]:
         return []
     ks = t.get("pass_hat_k") or []
     rows = [
-        [f"pass^{row.get('k')}", _pct(row.get("reported")), f"**{_pct(row.get('true'))}**"]
+        [f"pass^{row.get('k')}", pct(row.get("reported")), f"**{pct(row.get('true'))}**"]
         for row in (ks[k - 1] for k in shown_ks(len(ks)))
     ]
     return [
-        f"**Repeated trials**: {_n(len(t.get('cases') or {}))} cases, {_n(t.get('min_trials'))} "
-        f"to {_n(t.get('max_trials'))} runs each; pass^k is the chance that k runs of a case all "
+        f"**Repeated trials**: {n(len(t.get('cases') or {}))} cases, {n(t.get('min_trials'))} "
+        f"to {n(t.get('max_trials'))} runs each; pass^k is the chance that k runs of a case all "
         "pass, averaged over cases",
         "",
         *_table(["k", "reported", "true"], rows),

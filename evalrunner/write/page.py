@@ -19,6 +19,7 @@ import orjson
 
 from .._version import __version__
 from ..jsonvalue import dumps as json_dumps
+from .wording import n, pct, share
 
 COLORS = {
     "reported": "#b7791f",
@@ -69,21 +70,7 @@ def document(title: str, body: str, *, script: str = "") -> str:
     )
 
 
-# -------------------------------------------------------------------------------- numbers
-
-
-def n(x: Any) -> str:
-    """A count as the page shows it: `4,000`."""
-    return f"{x:,}" if isinstance(x, int) else "–"
-
-
-def pct(rate: Any) -> str:
-    """A rate (0 to 1) as the page shows it: `22.1%`."""
-    return f"{100 * rate:.1f}%" if isinstance(rate, (int, float)) else "–"
-
-
-def share(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else "–"
+# ------------------------------------------------------------------------------ data-k
 
 
 Key = tuple[str | int, ...]

@@ -26,7 +26,7 @@ from ..grade.grader import RunResult
 from ..jsonvalue import loads
 from ..model import InputError, TraceError
 from ..summary import Summary
-from . import Item, Output
+from . import Encoder, Item, Output, Writer
 from .results import error_to_json, run_to_json
 
 RunJson = dict[str, Any]
@@ -54,10 +54,13 @@ def live_encoder(
     return render(runs), errors
 
 
-class ReportWriter:
-    """A writer that renders the results-JSON layout. A format subclasses it with its
-    `render_runs` (run where the batch was graded), `take` (keeps what it rendered, in input
-    order) and `finish` (writes the report, given the summary's JSON)."""
+class ReportWriter(Writer):
+    """A `Writer` (the one protocol every output format implements) that renders the
+    results-JSON layout, and so renders a saved results file too (`render_saved`, which feeds
+    it the file's batches through `write_saved` and ends with `finish` where a live scoring
+    ends with `close`). A format subclasses it with its `render_runs` (run where the batch was
+    graded), `take` (keeps what it rendered, in input order) and `finish` (writes the report,
+    given the summary's JSON)."""
 
     def __init__(
         self, output: Output, render: RenderRuns, verdicts: frozenset[str] | None = None
@@ -66,12 +69,17 @@ class ReportWriter:
         self.render = render
         self.verdicts = verdicts
         """The verdicts of the runs it renders; None for every run."""
-        self.encoder = partial(live_encoder, render, verdicts)
+        self._encoder = partial(live_encoder, render, verdicts)
         self.errors: list[dict[str, Any]] = []
         """The earliest unscoreable lines, as the results JSON lists them."""
         self.warnings: list[str] = []
         """What was read but deserves a word (files in a traces folder not read, unknown tools
         in case steps): the results JSON's `warnings`, shown by every report."""
+
+    @property
+    def encoder(self) -> Encoder:
+        """The results-JSON layout of a batch, rendered by `render_runs` (`live_encoder`)."""
+        return self._encoder
 
     def write(self, encoded: tuple[Any, list[dict[str, Any]]]) -> None:
         rendered, errors = encoded

@@ -11,8 +11,7 @@ import json
 import os
 import sys
 import textwrap
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import IO, Any
 
@@ -26,10 +25,12 @@ from ..jsonvalue import MISSING, short_json
 from ..model import PREDICATES, TraceError
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary import Summary
-from ..summary.trials import has_repeats, shown_ks, trials_json
+from ..summary.trials import shown_ks
+from ..summary.view import Example, SummaryView
 from ..terminal import SafeConsole, visible
 from ..words import counted, graded_calls, reported_legend
 from . import Output, WriterFormat, wording
+from .wording import n, pct, share
 
 SHOW: dict[str, frozenset[str]] = {
     "failures": frozenset({"fail", "false_pass"}),
@@ -116,16 +117,31 @@ class _TextOut:
         return False
 
 
-def _pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else "–"
-
-
-def _n(x: int) -> str:
-    return f"{x:,}"
-
-
 def render_summary(summary: Summary, sources: Sequence[str], console: Console) -> None:
-    s = summary
+    """The table of a live scoring: its summary's view (`SummaryView`, what every score
+    renderer reads), with the earliest unscoreable lines it kept."""
+    as_json = summary.to_json()
+    view = SummaryView.from_json(as_json, warnings=summary.warnings)
+    # The results JSON keeps the share of calls to tools with rules rounded to four places; the
+    # table has always shown it from the counts, and the rounding can move the last digit shown
+    # (a share of 0.54249 is 0.5425 in the JSON: 54.2% from the counts, 54.3% from the JSON).
+    coverage = share(summary.calls_with_norms, summary.all_calls)
+    errors = [(source, error) for _, source, error in summary.errors]
+    render_view(view, as_json, sources, errors, console, coverage=coverage)
+
+
+def render_view(
+    s: SummaryView,
+    as_json: dict[str, Any],
+    sources: Sequence[str],
+    errors: Sequence[tuple[str, str]],
+    console: Console,
+    *,
+    coverage: str | None = None,
+) -> None:
+    """The table of a summary view; `as_json` is the summary object it was built from, which
+    the sentences of `wording` read; `coverage` the share of calls to tools with rules, from
+    the counts when they are known (else the JSON's rounded share is shown)."""
     console.print(
         Text.assemble(
             ("evalrun", "bold"),
@@ -141,17 +157,16 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
     rates.add_column("true", justify="right", style="bold")
     rates.add_row(
         "run failure rate",
-        f"{_pct(s.reported_failed_runs, s.runs)} ({_n(s.reported_failed_runs)})",
-        f"{_pct(s.true_failed_runs, s.runs)} ({_n(s.true_failed_runs)})",
+        f"{share(s.reported.failed_runs, s.runs)} ({n(s.reported.failed_runs)})",
+        f"{share(s.true.failed_runs, s.runs)} ({n(s.true.failed_runs)})",
     )
     rates.add_row(
         "call failure rate",
-        f"{_pct(s.reported_failed_calls, s.calls)} ({_n(s.reported_failed_calls)})",
-        f"{_pct(s.true_failed_calls, s.calls)} ({_n(s.true_failed_calls)})",
+        f"{share(s.reported.failed_calls, s.calls)} ({n(s.reported.failed_calls)})",
+        f"{share(s.true.failed_calls, s.calls)} ({n(s.true.failed_calls)})",
     )
     console.print(rates)
     console.print(Text(reported_legend(s.reported_reading), style="dim"))
-    as_json = s.to_json()
     console.print(Text(wording.headline(as_json)))
     suggest = wording.suggest_line(as_json)
     if suggest is not None:
@@ -163,7 +178,7 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
         "of reported failures",
         FALSE_FAILURE_SHAPES,
         s.false_failures,
-        s.reported_failed_runs,
+        s.reported.failed_runs,
         s.examples,
     )
     _shape_table(
@@ -172,12 +187,12 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
         "of reported passes",
         FALSE_PASS_SHAPES,
         s.false_passes,
-        s.runs - s.reported_failed_runs,
+        s.runs - s.reported.failed_runs,
         s.examples,
     )
     console.print(
-        f"[bold]Effects[/bold]: {_n(s.effects_checked)} assertions checked, "
-        f"{_n(s.effects_failed)} failed, {_n(s.effects_unverified)} unverified (no world recorded)"
+        f"[bold]Effects[/bold]: {n(s.effects.checked)} assertions checked, "
+        f"{n(s.effects.failed)} failed, {n(s.effects.unverified)} unverified (no world recorded)"
     )
     if s.suspects:
         console.print()
@@ -189,28 +204,27 @@ def render_summary(summary: Summary, sources: Sequence[str], console: Console) -
         table.add_column("parameter")
         table.add_column("rule")
         table.add_column("runs", justify="right")
-        for (tool, param, norm), k in sorted(s.suspects.items(), key=lambda kv: (-kv[1], kv[0]))[
-            :10
-        ]:
-            table.add_row(Text(visible(f"{tool}.{param}")), Text(visible(norm)), _n(k))
+        for x in s.suspects[:10]:  # the most runs first
+            table.add_row(Text(visible(f"{x.tool}.{x.param}")), Text(visible(x.norm)), n(x.runs))
         console.print(table)
     _replies(console, as_json)
     console.print()
     console.print(
-        f"[bold]Coverage[/bold]: {s.tools_with_norms} of {s.tools} tools declare equivalence "
-        f"rules; they carry {_pct(s.calls_with_norms, s.all_calls)} of calls"
+        f"[bold]Coverage[/bold]: {s.coverage.tools_with_norms} of {s.coverage.tools} tools declare "
+        f"equivalence rules; they carry {coverage or pct(s.coverage.call_share_with_norms)} of "
+        "calls"
     )
     _top_tools(console, s)
     _groups(console, s)
     _trials(console, s)
     if s.unscoreable:
         console.print()
-        console.print(f"[bold]Unscoreable lines[/bold] ({_n(s.unscoreable)}, counted, not scored):")
-        for _, source, error in s.errors:
+        console.print(f"[bold]Unscoreable lines[/bold] ({n(s.unscoreable)}, counted, not scored):")
+        for source, error in errors:
             console.print(Text(f"  {visible(source)}  {visible(error)}"))
-        if s.unscoreable > len(s.errors):
+        if s.unscoreable > len(errors):
             console.print(
-                f"  … and {_n(s.unscoreable - len(s.errors))} more (--format json lists them all)"
+                f"  … and {n(s.unscoreable - len(errors))} more (--format json lists them all)"
             )
 
 
@@ -227,7 +241,7 @@ def _replies(console: Console, s: dict[str, Any]) -> None:
         table.add_column("pairs differ", justify="right")
         table.add_column("agree", justify="right")
         for param, norm, differ, agree, _ in rows[:10]:
-            table.add_row(Text(param), Text(norm), _n(differ), _n(agree))
+            table.add_row(Text(param), Text(norm), n(differ), n(agree))
         console.print(table)
         for param, _, _, _, example in rows[:10]:
             if example:
@@ -244,32 +258,32 @@ def _shape_table(
     title: str,
     share_of: str,
     shapes: Sequence[str],
-    counts: Counter[str],
+    counts: Mapping[str, int],
     whole: int,
-    examples: dict[str, tuple[Any, dict[str, Any]]],
+    examples: Mapping[str, Example],
 ) -> None:
     total = sum(counts[k] for k in shapes)
-    console.print(f"[bold]{title}[/bold]: {_n(total)} runs ({_pct(total, whole)} {share_of})")
+    console.print(f"[bold]{title}[/bold]: {n(total)} runs ({share(total, whole)} {share_of})")
     for shape in shapes:
         if not counts[shape]:
             continue
-        share = _pct(counts[shape], whole)
+        part = share(counts[shape], whole)
         console.print(
-            Text(f"  {shape:<16}{_n(counts[shape]):>7}  {share:>6}  {SHAPES[shape].meaning}")
+            Text(f"  {shape:<16}{n(counts[shape]):>7}  {part:>6}  {SHAPES[shape].meaning}")
         )
         ex = examples.get(shape)
         if ex:
             # wrapped under itself, not cut: the raw -> normalized value is the point of it
-            text = visible(f"e.g. {ex[1]['case_id']}: {ex[1]['detail']}")
+            text = visible(f"e.g. {ex.case_id}: {ex.detail}")
             for line in textwrap.wrap(text, width=max(console.width - 6, 20)):
                 console.print(Text("      " + line, style="dim"))
     console.print()
 
 
-def _top_tools(console: Console, s: Summary) -> None:
+def _top_tools(console: Console, s: SummaryView) -> None:
     ranked = sorted(
-        ((name, st) for name, st in s.by_tool.items() if st.falsely_failed_calls),
-        key=lambda kv: (-kv[1].falsely_failed_calls, kv[0]),
+        (t for t in s.by_tool if t.falsely_failed_calls),
+        key=lambda t: (-t.falsely_failed_calls, t.tool),
     )[:5]
     if not ranked:
         return
@@ -287,25 +301,26 @@ def _top_tools(console: Console, s: Summary) -> None:
     table.add_column("reported", justify="right")
     table.add_column("true", justify="right")
     table.add_column("mostly")
-    for name, st in ranked:
+    for st in ranked:
+        ff = st.false_failures
         top = max(
             FALSE_FAILURE_SHAPES,
-            key=lambda k: (st.shape_count(k), -FALSE_FAILURE_SHAPES.index(k)),
+            key=lambda k: (ff.get(k, 0), -FALSE_FAILURE_SHAPES.index(k)),
         )
         table.add_row(
-            Text(visible(name)),
-            _n(st.calls),
-            _n(st.falsely_failed_calls),
-            _n(st.reported_failed_calls),
-            _n(st.true_failed_calls),
+            Text(visible(st.tool)),
+            n(st.calls),
+            n(st.falsely_failed_calls),
+            n(st.reported_failed_calls),
+            n(st.true_failed_calls),
             top,
         )
     console.print(table)
 
 
-def _groups(console: Console, s: Summary) -> None:
+def _groups(console: Console, s: SummaryView) -> None:
     """Under `--group-by`: each group's runs, failure rates and disagreements."""
-    if s.group_by is None:
+    if s.group_by is None or s.groups is None:
         return
     console.print()
     console.print(Text.assemble(("By ", "bold"), (visible(s.group_by), "bold")))
@@ -320,39 +335,35 @@ def _groups(console: Console, s: Summary) -> None:
     for name, g in ranked[:MAX_GROUPS]:
         table.add_row(
             Text(visible(name)),
-            _n(g.runs),
-            _pct(g.reported_failed_runs, g.runs),
-            _pct(g.true_failed_runs, g.runs),
-            _n(g.verdicts["false_failure"]),
-            _n(g.verdicts["false_pass"]),
+            n(g.runs),
+            share(g.reported.failed_runs, g.runs),
+            share(g.true.failed_runs, g.runs),
+            n(g.verdicts["false_failure"]),
+            n(g.verdicts["false_pass"]),
         )
     console.print(table)
     if len(ranked) > MAX_GROUPS:
-        console.print(
-            f"  … and {_n(len(ranked) - MAX_GROUPS)} more groups (--format json has them)"
-        )
+        console.print(f"  … and {n(len(ranked) - MAX_GROUPS)} more groups (--format json has them)")
 
 
-def _trials(console: Console, s: Summary) -> None:
+def _trials(console: Console, s: SummaryView) -> None:
     """When a case has several runs: pass^k, reported and true."""
-    if not has_repeats(s.trials):
+    t = s.trials
+    if t is None:
         return
-    t = trials_json(s.trials)
     console.print()
     console.print(
-        f"[bold]Repeated trials[/bold]: {_n(len(t['cases']))} cases, {t['min_trials']} to "
-        f"{t['max_trials']} runs each; pass^k: the chance that k runs of a case all pass, "
+        f"[bold]Repeated trials[/bold]: {n(t.cases)} cases, {t.min_trials} to "
+        f"{t.max_trials} runs each; pass^k: the chance that k runs of a case all pass, "
         "averaged over cases"
     )
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("k")
     table.add_column("reported", justify="right")
     table.add_column("true", justify="right", style="bold")
-    rows = t["pass_hat_k"]
+    rows = t.pass_hat_k
     for row in (rows[k - 1] for k in shown_ks(len(rows))):
-        table.add_row(
-            f"pass^{row['k']}", f"{100 * row['reported']:.1f}%", f"{100 * row['true']:.1f}%"
-        )
+        table.add_row(f"pass^{row.k}", pct(row.reported), pct(row.true))
     console.print(table)
 
 
@@ -431,4 +442,4 @@ def render_runs(runs: Sequence[RunResult], more: int, console: Console) -> None:
         render_run(r, console)
         console.print()
     if more:
-        console.print(f"… and {_n(more)} more runs (raise --limit, or use --format jsonl)")
+        console.print(f"… and {n(more)} more runs (raise --limit, or use --format jsonl)")

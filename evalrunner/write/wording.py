@@ -1,8 +1,12 @@
-"""The sentences every report writes the same way, from the summary's JSON: the headline, the
-lower-bound note of a first contact, and the rules the tools' replies put in doubt.
+"""The words and numbers every renderer writes the same way: how a count, a rate, a share, a
+change and an interval are written (every command's renderers use these, not copies of them),
+and the sentences of a score report, from its summary: the headline, the lower-bound note of a
+first contact, and the rules the tools' replies put in doubt.
 
 The table, Markdown and HTML writers each lay these out their own way, but the words and numbers
-come from here once, so they cannot drift apart.
+come from here once, so they cannot drift apart. (The number formatters live here, not in a
+module of their own, because `score`'s table may import no module of `write/` but its own and
+this one: tests/test_startup.py.)
 """
 
 from __future__ import annotations
@@ -16,10 +20,54 @@ FEW_RULES: Final = 0.5
 """Below this share of calls made to tools that declare a rule, the false-failure count is what
 the declared rules find, not what there is: the headline says it is a lower bound."""
 EXAMPLE_CHARS: Final = 60
+NONE: Final = "–"
+"""What a number that is not there (a rate of nothing, a value a saved file lacks) is shown as."""
+
+# ------------------------------------------------------------------------------------ numbers
 
 
-def _n(x: Any) -> str:
-    return f"{x:,}" if isinstance(x, int) else "–"
+def n(x: Any) -> str:
+    """A count: `4,000`; anything but an integer (a value a saved file lacks) is `–`."""
+    return f"{x:,}" if isinstance(x, int) else NONE
+
+
+def pct(rate: Any, digits: int = 1) -> str:
+    """A rate from 0 to 1 as a percentage: `22.1%` (`digits=0`: `22%`, diff's pass fractions);
+    `–` for anything but a number (an audit rate of no runs is None)."""
+    return f"{100 * rate:.{digits}f}%" if isinstance(rate, (int, float)) else NONE
+
+
+def share(part: int, whole: int, digits: int = 1) -> str:
+    """`part` as a percentage of `whole`, from the counts: `22.1%`; `–` of nothing."""
+    return f"{100 * part / whole:.{digits}f}%" if whole else NONE
+
+
+def share_count(part: int, whole: int) -> str:
+    """`22.1% (42)`, the share and the count; of nothing, `–` alone (diff's cells). The score
+    table writes `f"{share(p, w)} ({n(p)})"` instead, `– (0)` of nothing: each keeps its bytes."""
+    return f"{share(part, whole)} ({n(part)})" if whole else NONE
+
+
+def points(delta: Any) -> str:
+    """A change of a rate, in percentage points: `+3.2 pts`, `0.0 pts`; `–` for no number."""
+    if not isinstance(delta, (int, float)):
+        return NONE
+    return "0.0 pts" if delta == 0 else f"{100 * delta:+.1f} pts"
+
+
+def change(old: Any, new: Any) -> str:
+    """A change of a count: `+3`, `-1,200`, `0` (also when either is not a count)."""
+    if isinstance(old, int) and isinstance(new, int) and new != old:
+        return f"{new - old:+,}"
+    return "0"
+
+
+def interval(low: float, high: float) -> str:
+    """A confidence interval of a rate: `12.0–31.5%`."""
+    return f"{100 * low:.1f}–{100 * high:.1f}%"
+
+
+# ----------------------------------------------------------------------------- the sentences
 
 
 def lower_bound(s: dict[str, Any]) -> bool:
@@ -37,15 +85,15 @@ def headline(s: dict[str, Any]) -> str:
     runs = s.get("runs") or 0
     failed = (s.get("reported") or {}).get("failed_runs") or 0
     ff, fp, both = v.get("false_failure", 0), v.get("false_pass", 0), v.get("fail", 0)
-    passes = f"of {_n(runs - failed)} it passed, {_n(fp)} were wrong (false passes)"
+    passes = f"of {n(runs - failed)} it passed, {n(fp)} were wrong (false passes)"
     if not lower_bound(s):
         return (
-            f"Of {counted(failed, 'run')} exact-match failed, {_n(ff)} were correct (false "
+            f"Of {counted(failed, 'run')} exact-match failed, {n(ff)} were correct (false "
             f"failures); {passes}. {counted(both, 'run')} failed both checks."
         )
     share = (s.get("coverage") or {}).get("call_share_with_norms") or 0
     return (
-        f"Of {counted(failed, 'run')} exact-match failed, the declared rules find {_n(ff)} "
+        f"Of {counted(failed, 'run')} exact-match failed, the declared rules find {n(ff)} "
         f"correct (false failures): a lower bound, since the tools that declare rules carry only "
         f"{100 * share:.1f}% of calls; {passes}. {counted(both, 'run')} failed both checks, "
         "some perhaps only for want of a rule."
@@ -122,12 +170,20 @@ def confirmed_line(s: dict[str, Any]) -> str | None:
 
 __all__ = [
     "FEW_RULES",
+    "NONE",
     "REPLY_INTRO",
     "REPLY_TITLE",
+    "change",
     "confirmed_line",
     "headline",
+    "interval",
     "lower_bound",
+    "n",
+    "pct",
+    "points",
     "reply_example",
     "reply_rows",
+    "share",
+    "share_count",
     "suggest_line",
 ]

@@ -1,4 +1,4 @@
-"""`audit score --format table` (the default): the hand estimate beside evalrun's measurement, as
+"""`evalrun audit score --format table` (the default): the hand estimate beside evalrun's measurement, as
 the motivating post reported them, then the agreement and every disagreement with its lead.
 
 Everything that comes from a sheet or the traces (ids, notes, explanations) is printed as
@@ -12,22 +12,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .compare import Audit
-from .stats import Estimate
+from ..audit.compare import Audit
+from ..audit.stats import Estimate
+from .wording import interval, n, pct
 
 MAX_ERRORS = 20
 
 
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
-
-
 def _ci(e: Estimate) -> str:
-    return f"{100 * e.low:.1f}–{100 * e.high:.1f}%"
-
-
-def _n(x: int) -> str:
-    return f"{x:,}"
+    return interval(e.low, e.high)
 
 
 def render_audit(audit: Audit, console: Console) -> None:
@@ -38,40 +31,40 @@ def render_audit(audit: Audit, console: Console) -> None:
     console.print(
         Text.assemble(
             ("evalrun audit", "bold"),
-            f" · {audit.sheet} · {_n(audit.labelled)} runs labelled"
-            + (f", {_n(audit.unlabelled)} not yet (left out)" if audit.unlabelled else "")
+            f" · {audit.sheet} · {n(audit.labelled)} runs labelled"
+            + (f", {n(audit.unlabelled)} not yet (left out)" if audit.unlabelled else "")
             + f" · seed {h.seed}",
         )
     )
     console.print(
-        f"Population: {_n(h.runs)} runs, {_n(h.population['reported_fail'])} reported failures "
-        f"and {_n(h.population['reported_pass'])} reported passes"
+        f"Population: {n(h.runs)} runs, {n(h.population['reported_fail'])} reported failures "
+        f"and {n(h.population['reported_pass'])} reported passes"
     )
     console.print()
     m = audit.measured()
     rates = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     rates.add_column("")
-    rates.add_column(f"hand ({_n(audit.labelled)} read)", justify="right", style="bold")
+    rates.add_column(f"hand ({n(audit.labelled)} read)", justify="right", style="bold")
     rates.add_column("95% interval", justify="right")
-    rates.add_column(f"evalrun ({_n(audit.summary.runs)})", justify="right")
+    rates.add_column(f"evalrun ({n(audit.summary.runs)})", justify="right")
     rates.add_row(
         "true run failure rate",
-        _pct(audit.rate.value),
+        pct(audit.rate.value),
         _ci(audit.rate),
-        _pct(m["true_run_failure_rate"]),
+        pct(m["true_run_failure_rate"]),
     )
-    rates.add_row("reported (exact-match)", "", "", _pct(m["reported_run_failure_rate"]))
+    rates.add_row("reported (exact-match)", "", "", pct(m["reported_run_failure_rate"]))
     rates.add_row(
         "correct among reported fails",
-        f"{_pct(audit.correct_among_failures.value)} ({fails['correct']}/{read_f})",
+        f"{pct(audit.correct_among_failures.value)} ({fails['correct']}/{read_f})",
         _ci(audit.correct_among_failures),
-        _pct(m["correct_among_reported_failures"]),
+        pct(m["correct_among_reported_failures"]),
     )
     rates.add_row(
         "wrong among reported passes",
-        f"{_pct(audit.wrong_among_passes.value)} ({passes['wrong']}/{read_p})",
+        f"{pct(audit.wrong_among_passes.value)} ({passes['wrong']}/{read_p})",
         _ci(audit.wrong_among_passes),
-        _pct(m["wrong_among_reported_passes"]),
+        pct(m["wrong_among_reported_passes"]),
     )
     console.print(rates)
     if audit.rate.value is None and h.runs:
@@ -91,12 +84,12 @@ def _agreement(audit: Audit, console: Console) -> None:
         return
     kappa = "undefined" if audit.kappa is None else f"{audit.kappa:.2f}"
     left_out = audit.changed_labelled
-    rate = f" ({_pct(audit.agree / audit.compared)})" if audit.compared else ""
+    rate = f" ({pct(audit.agree / audit.compared)})" if audit.compared else ""
     console.print(
-        f"[bold]Agreement[/bold]: {_n(audit.agree)} of {_n(audit.compared)} labelled runs"
+        f"[bold]Agreement[/bold]: {n(audit.agree)} of {n(audit.compared)} labelled runs"
         f"{rate}, Cohen's kappa {kappa}"
         + (
-            f"; {_n(left_out)} labelled {'run' if left_out == 1 else 'runs'} left out: "
+            f"; {n(left_out)} labelled {'run' if left_out == 1 else 'runs'} left out: "
             "changed since sampling (listed in the warnings)"
             if left_out
             else ""
@@ -107,7 +100,7 @@ def _agreement(audit: Audit, console: Console) -> None:
     table.add_column("evalrun pass", justify="right")
     table.add_column("evalrun fail", justify="right")
     for label, row in audit.matrix.items():
-        table.add_row(label, _n(row["pass"]), _n(row["fail"]))
+        table.add_row(label, n(row["pass"]), n(row["fail"]))
     console.print(table)
     console.print()
 
@@ -138,10 +131,10 @@ def _disagreements(audit: Audit, console: Console) -> None:
 def _errors(audit: Audit, console: Console) -> None:
     if not audit.errors:
         return
-    console.print(f"[bold]Unscoreable lines[/bold] ({_n(len(audit.errors))}, counted, not scored):")
+    console.print(f"[bold]Unscoreable lines[/bold] ({n(len(audit.errors))}, counted, not scored):")
     for e in audit.errors[:MAX_ERRORS]:
         console.print(Text(f"  {e.source}  {e.error}"))
     if len(audit.errors) > MAX_ERRORS:
         console.print(
-            f"  … and {_n(len(audit.errors) - MAX_ERRORS)} more (--format json lists them all)"
+            f"  … and {n(len(audit.errors) - MAX_ERRORS)} more (--format json lists them all)"
         )

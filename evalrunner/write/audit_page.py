@@ -1,6 +1,6 @@
-"""The reviewer's page (`audit sample --format html`): one self-contained HTML file that shows one
-run at a time, its calls beside the accepted sequences, with the effects, the recorded world and
-the tools; two buttons (correct, wrong) and a note; keyboard shortcuts; progress; and a button
+"""`evalrun audit sample --format html`: the reviewer's page, one self-contained HTML file that
+shows one run at a time, its calls beside the accepted sequences, with the effects, the recorded
+world and the tools; two buttons (correct, wrong) and a note; keyboard shortcuts; progress; and a button
 that saves the labelled sheet, through the browser's download, as the JSONL `audit score` reads.
 
 Self-contained: styles and script inline, nothing fetched. The sheet travels as JSON in a
@@ -20,10 +20,10 @@ from typing import Any
 
 import orjson
 
+from ..audit.sheet import Sheet, dumps, line_prefix
 from ..jsonvalue import MISSING, loads
 from ..jsonvalue import dumps as json_dumps
 from ..traces import call_args, call_tool, is_errored
-from .sheet import Sheet, dumps, line_prefix
 
 CALL_KEYS = frozenset({"tool", "name", "args", "arguments", "result"})
 

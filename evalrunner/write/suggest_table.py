@@ -1,5 +1,5 @@
-"""The suggestions for a person (a rich table, 80 columns, readable without colour) and for a
-program (SPEC's JSON document).
+"""`evalrun suggest` (the default, `--format table`): the suggestions for a person, a rich table
+at 80 columns, readable without colour; `suggest_json.py` writes them for a program.
 
 Every string that comes from the user's files (tool, parameter and case names, values) is printed
 as `rich.text.Text`, never as markup: a parameter called `pay[/]` prints as it is.
@@ -9,186 +9,30 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable
-from typing import IO, Any
+from typing import Any
 
-import orjson
 from rich.console import Console
 from rich.text import Text
 
-from .._version import __version__
-from ..jsonvalue import MISSING, short_json
 from ..jsonvalue import dumps as json_dumps
+from ..jsonvalue import short_json
 from ..model import NormSpec
-from ..words import counted
-from .encodings import PIN
-from .model import (
+from ..suggest.encodings import PIN
+from ..suggest.model import (
     AlternateSuggestion,
     DefaultSuggestion,
-    Evidence,
-    Example,
     Report,
     RuleSuggestion,
     Scored,
-    Suggestion,
     TightenSuggestion,
 )
-
-# ------------------------------------------------------------------------------------- JSON
-
-
-def rule_json(spec: NormSpec) -> dict[str, Any]:
-    return {"name": spec.name, **spec.options}
+from ..words import counted
+from .suggest_json import json_value, rule_json, steps_json
+from .wording import n, share
 
 
-def to_json(report: Report) -> dict[str, Any]:
-    """The document of SPEC "`evalrun suggest`", keys in its order. The summary adds to SPEC's
-    keys the line accounting `score` gives (`lines`, `unscoreable`) and the true failures left
-    with every suggestion without risk applied (`true_failed_runs_if_safe_applied`)."""
-    s = report.summary
-    return {
-        "evalrun": __version__,
-        "suggestions": [suggestion_json(x) for x in report.suggestions],
-        "summary": {
-            "runs": s.runs,
-            "true_failed_runs": s.true_failed_runs,
-            "gains_if_all_applied": report.gains_if_all_applied,
-            "risky": report.risky,
-            "true_failed_runs_if_safe_applied": report.true_failed_if_safe_applied,
-            "lines": s.lines,
-            "unscoreable": s.unscoreable,
-        },
-        "errors": [{"source": source, "error": error} for source, error in report.errors],
-    } | ({"case_suggestions": [x.to_json() for x in report.case_keys]} if report.case_keys else {})
-
-
-def suggestion_json(s: Suggestion) -> dict[str, Any]:
-    if isinstance(s, RuleSuggestion):
-        return {
-            "kind": s.kind,
-            "tool": s.tool,
-            "param": s.param,
-            "rule": rule_json(s.rule),
-            "others": [rule_json(o) for o, _ in s.others],
-            "evidence": _evidence_json(s.evidence),
-            "gains": s.gains,
-            "risk": _risk_json(s),
-            # after SPEC's keys: what a wider rule of the family would also merge
-            "wider_merges": [
-                {
-                    "rule": n.rule,
-                    "calls": n.calls,
-                    "examples": [_example_json(x) for x in n.examples],
-                }
-                for n in s.wider_merges
-            ],
-        }
-    if isinstance(s, DefaultSuggestion):
-        return {
-            "kind": s.kind,
-            "tool": s.tool,
-            "param": s.param,
-            "default": s.default,
-            "evidence": _evidence_json(s.evidence),
-            "gains": s.gains,
-            "risk": _risk_json(s),
-            **({"others": [{"default": v, "calls": n} for v, n in s.others]} if s.others else {}),
-        }
-    if isinstance(s, AlternateSuggestion):
-        return {
-            "kind": s.kind,
-            "case_id": s.case_id,
-            "sequence": _steps_json(s),
-            "evidence": _evidence_json(s.evidence),
-            "gains": s.gains,
-            "risk": _risk_json(s),
-        }
-    return {
-        "kind": s.kind,
-        "tool": s.tool,
-        "param": s.param,
-        "encodings": [{"encoding": name, "calls": n} for name, n in s.encodings],
-    }
-
-
-def _steps_json(s: AlternateSuggestion) -> list[dict[str, Any]]:
-    return [{"tool": step.tool, "args": dict(step.args)} for step in s.sequence]
-
-
-def _evidence_json(e: Evidence) -> dict[str, Any]:
-    out: dict[str, Any] = {} if e.calls is None else {"calls": e.calls}
-    out["runs"] = e.runs
-    out["examples"] = [_example_json(x) for x in e.examples]
-    if e.replies is not None:
-        out["replies_agree"] = e.replies.agree
-    out["checked_by"] = list(e.checked_by)
-    return out
-
-
-def _example_json(x: Example) -> dict[str, Any]:
-    out: dict[str, Any] = {"run_id": x.run_id, "source": x.source}
-    if x.actual is not MISSING:
-        out["actual"] = x.actual
-    if x.expected is not MISSING:
-        out["expected"] = x.expected
-    return out
-
-
-def _risk_json(s: Scored) -> dict[str, Any]:
-    r = s.risk
-    out: dict[str, Any] = {"effects_failed": r.effects_failed, "unverified": r.unverified}
-    if isinstance(s, AlternateSuggestion):
-        return out
-    if isinstance(s, RuleSuggestion):
-        out["narrower_differs"] = [
-            {"rule": n.rule, "calls": n.calls, "examples": [_example_json(x) for x in n.examples]}
-            for n in r.narrower_differs
-        ]
-        out["description"] = r.description
-    out["replies_differ"] = r.replies_differ
-    replies = s.evidence.replies
-    if replies is not None and replies.examples:
-        out["replies_differ_examples"] = [
-            {
-                "case_id": p.case_id,
-                "calls": [
-                    {
-                        "run_id": c.run_id,
-                        "source": c.source,
-                        "value": _value(c.value),
-                        "reply": c.reply,
-                    }
-                    for c in (p.first, p.second)
-                ],
-            }
-            for p in replies.examples
-        ]
-    if replies is not None and replies.sampled:
-        out["replies_sampled"] = True
-    out["risky"] = list(r.reasons)
-    return out
-
-
-def _value(value: Any) -> Any:
-    return None if value is MISSING else value
-
-
-def write_json(report: Report, out: IO[bytes]) -> None:
-    out.write(json_dumps(to_json(report), option=orjson.OPT_INDENT_2) + b"\n")
-
-
-# ------------------------------------------------------------------------------------ table
-
-
-def _n(x: int) -> str:
-    return f"{x:,}"
-
-
-def _pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else "–"
-
-
-def _runs(n: int) -> str:
-    return counted(n, "run")
+def _runs(k: int) -> str:
+    return counted(k, "run")
 
 
 def render_table(report: Report, sources: Iterable[str], console: Console) -> None:
@@ -205,20 +49,20 @@ def render_table(report: Report, sources: Iterable[str], console: Console) -> No
     tighten = [x for x in report.suggestions if isinstance(x, TightenSuggestion)]
     safe = [x for x in scored if not x.risk.risky]
     rate = (
-        f"True run failure rate: {_pct(s.true_failed_runs, s.runs)} ({_runs(s.true_failed_runs)})"
+        f"True run failure rate: {share(s.true_failed_runs, s.runs)} ({_runs(s.true_failed_runs)})"
     )
     if scored:
         after = report.true_failed_if_safe_applied
         _para(
             console,
-            f"{rate} now; {_pct(after, s.runs)} ({_n(after)}) with "
+            f"{rate} now; {share(after, s.runs)} ({n(after)}) with "
             f"{counted(len(safe), 'suggestion')} without risk below applied.",
         )
         _para(
             console,
             f"Applied all at once, the {counted(len(scored), 'suggestion')} below would pass the "
             f"calls of {_runs(report.gains_if_all_applied)} that fail now (the sum of their "
-            f"gains: {_n(sum(x.gains for x in scored))}).",
+            f"gains: {n(sum(x.gains for x in scored))}).",
         )
     else:
         _para(console, f"{rate}.")
@@ -251,7 +95,7 @@ def _case_keys(console: Console, report: Report) -> None:
     for x in report.case_keys:
         value = json_dumps(x.value).decode()
         where = f" step {x.step[0]}.{x.step[1]} {x.param}" if x.step is not None else ""
-        head = f"{_n(x.gains):>{GAINS_WIDTH}}  case {x.case_id}: {x.key}{where} = {value}"
+        head = f"{n(x.gains):>{GAINS_WIDTH}}  case {x.case_id}: {x.key}{where} = {value}"
         _para(console, head)
         risk = ""
         if x.risk.effects_failed or x.risk.unverified:
@@ -288,7 +132,7 @@ def _suggestion(console: Console, x: Scored) -> None:
             what = f'"x-eval-norm": {short_json(value, 60)}'
         else:
             what = f'"default": {short_json(x.default, 60)}'
-    head = Text(f"{_n(x.gains):>{GAINS_WIDTH}}  {x.kind:<9} ")
+    head = Text(f"{n(x.gains):>{GAINS_WIDTH}}  {x.kind:<9} ")
     head.append(where, style="bold")
     if x.risk.risky:
         head.append("  RISKY", style="bold red")
@@ -302,8 +146,8 @@ def _suggestion(console: Console, x: Scored) -> None:
     if isinstance(x, RuleSuggestion) and x.others:
         _para(console, "others: " + _others(x), BODY, "dim")
     if isinstance(x, RuleSuggestion):
-        for n in x.wider_merges:
-            ex = n.examples[0] if n.examples else None
+        for w in x.wider_merges:
+            ex = w.examples[0] if w.examples else None
             shown = (
                 f" ({short_json(ex.actual, 32)} vs {short_json(ex.expected, 32)}, {ex.source})"
                 if ex is not None
@@ -311,18 +155,18 @@ def _suggestion(console: Console, x: Scored) -> None:
             )
             _para(
                 console,
-                f"{n.rule} would also equate {counted(n.calls, 'call')} that {x.rule.name} reads "
+                f"{w.rule} would also equate {counted(w.calls, 'call')} that {x.rule.name} reads "
                 f"apart{shown}: not proposed for them.",
                 BODY,
                 "dim",
             )
     if isinstance(x, DefaultSuggestion) and x.others:
         top = x.evidence.calls or 0
-        seen = ", ".join(f"{short_json(v, 40)} in {counted(n, 'call')}" for v, n in x.others)
+        seen = ", ".join(f"{short_json(v, 40)} in {counted(k, 'call')}" for v, k in x.others)
         tie = " (a tie: check which the tool documents)" if x.others[0][1] >= top else ""
         _para(console, f"also left out with another value: {seen}{tie}", BODY, "dim")
     if isinstance(x, AlternateSuggestion):
-        line = json_dumps(_steps_json(x)).decode()
+        line = json_dumps(steps_json(x)).decode()
         console.print(Text(BODY + line), soft_wrap=True)
     for line in _risk_lines(x):
         _para(console, line, BODY, "red")
@@ -330,7 +174,7 @@ def _suggestion(console: Console, x: Scored) -> None:
     if not x.risk.risky and x.risk.unverified:
         _para(
             console,
-            f"{_n(x.risk.unverified)} of the {_runs(x.gains)} it would pass recorded no world "
+            f"{n(x.risk.unverified)} of the {_runs(x.gains)} it would pass recorded no world "
             "to check (unverified).",
             BODY,
         )
@@ -352,7 +196,7 @@ def _checked(x: Scored) -> str:
     if e.replies is not None and "replies" in e.checked_by:
         r = e.replies
         parts.append(
-            f"replies ({counted(r.agree, 'pair')} agree, {_n(r.differ)} differ"
+            f"replies ({counted(r.agree, 'pair')} agree, {n(r.differ)} differ"
             + (", sampled" if r.sampled else "")
             + ")"
         )
@@ -367,18 +211,18 @@ def _risk_lines(x: Scored) -> list[str]:
     out = []
     if r.effects_failed:
         out.append(
-            f"risky: {_n(r.effects_failed)} of the {_runs(x.gains)} it would pass "
+            f"risky: {n(r.effects_failed)} of the {_runs(x.gains)} it would pass "
             "fail an effect assertion: it would make false passes. Doubt it first."
         )
-    for n in r.narrower_differs:
-        ex = n.examples[0] if n.examples else None
+    for w in r.narrower_differs:
+        ex = w.examples[0] if w.examples else None
         shown = (
             f" ({short_json(ex.actual, 32)} vs {short_json(ex.expected, 32)}, {ex.source})"
             if ex is not None
             else ""
         )
         out.append(
-            f"risky: {n.rule}, narrower, reads {counted(n.calls, 'call')} apart that this rule "
+            f"risky: {w.rule}, narrower, reads {counted(w.calls, 'call')} apart that this rule "
             f"would equate{shown}; not counted as gains."
         )
     if r.description is not None:
@@ -389,8 +233,8 @@ def _risk_lines(x: Scored) -> list[str]:
         shown = ""
         if pair is not None:
             shown = (
-                f" ({short_json(_value(pair.first.value), 32)} and "
-                f"{short_json(_value(pair.second.value), 32)} in case {pair.case_id})"
+                f" ({short_json(json_value(pair.first.value), 32)} and "
+                f"{short_json(json_value(pair.second.value), 32)} in case {pair.case_id})"
             )
         out.append(
             f"risky: {counted(r.replies_differ, 'pair')} of calls it would equate got different "
@@ -402,15 +246,15 @@ def _risk_lines(x: Scored) -> list[str]:
 def _others(x: RuleSuggestion) -> str:
     """The other rules that absorb some of the evidence: as many (and wider, or it would have
     been chosen), or fewer, with how many."""
-    same = [o.name + _options(o) for o, n in x.others if n >= x.absorbed]
-    fewer = [(o.name + _options(o), n) for o, n in x.others if n < x.absorbed]
+    same = [o.name + _options(o) for o, k in x.others if k >= x.absorbed]
+    fewer = [(o.name + _options(o), k) for o, k in x.others if k < x.absorbed]
     parts = []
     if same:
         verb = "absorbs" if len(same) == 1 else "absorb"
         parts.append(
             f"{' and '.join(same)} {verb} as many, but {'is' if len(same) == 1 else 'are'} wider"
         )
-    parts.extend(f"{name} absorbs {_n(n)} of these {_n(x.absorbed)} calls" for name, n in fewer)
+    parts.extend(f"{name} absorbs {n(k)} of these {n(x.absorbed)} calls" for name, k in fewer)
     return "; ".join(parts)
 
 
@@ -449,12 +293,12 @@ def _tighten(console: Console, tighten: list[TightenSuggestion]) -> None:
     )
     console.print()
     for t in tighten:
-        total = sum(n for _, n in t.encodings)
+        total = sum(k for _, k in t.encodings)
         head = Text("  ")
         head.append(f"{t.tool}.{t.param}", style="bold")
         head.append(f" ({t.rule})")
         console.print(head)
-        shares = " · ".join(f"{name} {_n(n)} ({100 * n / total:.0f}%)" for name, n in t.encodings)
+        shares = " · ".join(f"{name} {n(k)} ({share(k, total, 0)})" for name, k in t.encodings)
         _para(console, shares, "      ")
         pin = PIN.get(t.rule)
         if pin is not None:
@@ -467,9 +311,9 @@ def _errors(console: Console, report: Report) -> None:
     if not s.unscoreable:
         return
     console.print(
-        Text(f"Unscoreable lines ({_n(s.unscoreable)}, counted, not scored):", style="bold")
+        Text(f"Unscoreable lines ({n(s.unscoreable)}, counted, not scored):", style="bold")
     )
     for source, error in report.errors[:20]:
         console.print(Text(f"  {source}  {error}"))
     if s.unscoreable > 20:
-        console.print(f"  … and {_n(s.unscoreable - 20)} more (--format json lists them all)")
+        console.print(f"  … and {n(s.unscoreable - 20)} more (--format json lists them all)")
