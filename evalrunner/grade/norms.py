@@ -29,6 +29,7 @@ import isodate
 from dateutil import tz as dateutil_tz
 from dateutil.parser import isoparse
 
+from .. import shapes
 from ..jsonvalue import canon_key, json_kind
 from ..model import InputError, NormSpec, ShapeClass
 from ..shapes import RULE_CLASSES
@@ -460,7 +461,7 @@ BUILTINS: dict[str, Normalizer] = {
     for n in (
         Normalizer(
             "unordered_list",
-            "ordering",
+            shapes.ORDERING,
             unordered_list,
             "a list compared as a multiset (order ignored, duplicates counted)",
             applies_to=("array",),
@@ -468,7 +469,7 @@ BUILTINS: dict[str, Normalizer] = {
         ),
         Normalizer(
             "set",
-            "ordering",
+            shapes.ORDERING,
             set_,
             "a list compared as a set (order and duplicates ignored)",
             applies_to=("array",),
@@ -476,7 +477,7 @@ BUILTINS: dict[str, Normalizer] = {
         ),
         Normalizer(
             "month",
-            "encoding",
+            shapes.ENCODING,
             month,
             "a calendar month YYYY-MM in the tz zone (default UTC); offsets converted first",
             options=_TZ,
@@ -485,7 +486,7 @@ BUILTINS: dict[str, Normalizer] = {
         ),
         Normalizer(
             "date",
-            "encoding",
+            shapes.ENCODING,
             date_,
             "a calendar date YYYY-MM-DD in the tz zone (default UTC); offsets converted first",
             options=_TZ,
@@ -494,7 +495,7 @@ BUILTINS: dict[str, Normalizer] = {
         ),
         Normalizer(
             "instant",
-            "encoding",
+            shapes.ENCODING,
             instant,
             "a point in time compared in UTC; needs a time (a date alone is no instant)",
             options=_TZ,
@@ -504,7 +505,7 @@ BUILTINS: dict[str, Normalizer] = {
         # Not json_stable: `25` is 25 cents, `25.0` is 2,500, yet they are the same JSON number.
         Normalizer(
             "money_cents",
-            "encoding",
+            shapes.ENCODING,
             money_cents,
             "integer cents: a JSON float or decimal string is major units, an integer is cents",
             applies_to=("number", "integer", "string"),
@@ -513,14 +514,14 @@ BUILTINS: dict[str, Normalizer] = {
         # the equal integer by value (`4.611686018427388e18` -> ...388000, `2**62` -> ...387904).
         Normalizer(
             "duration_secs",
-            "encoding",
+            shapes.ENCODING,
             duration_secs,
             "seconds: ISO 8601 'PT30M', a number of seconds, or shorthand '1h30m'",
             applies_to=("number", "integer", "string"),
         ),
         Normalizer(
             "casefold",
-            "encoding",
+            shapes.ENCODING,
             casefold,
             "a string compared case-insensitively, surrounding white space trimmed",
             applies_to=("string",),
@@ -528,7 +529,7 @@ BUILTINS: dict[str, Normalizer] = {
         ),
         Normalizer(
             "known_fields",
-            "encoding",
+            shapes.ENCODING,
             known_fields,
             "an object compared only on the properties its schema declares",
             applies_to=("object",),
@@ -537,7 +538,7 @@ BUILTINS: dict[str, Normalizer] = {
         ),
         Normalizer(
             "number",
-            "encoding",
+            shapes.ENCODING,
             number,
             "a number or numeric string by value; option digits rounds half-even first",
             options={"digits": _digits_option},
@@ -545,7 +546,7 @@ BUILTINS: dict[str, Normalizer] = {
         ),
         Normalizer(
             "url",
-            "encoding",
+            shapes.ENCODING,
             url,
             "the same URL after RFC 3986 normalization; option scheme: any equates http, https "
             "and no scheme",
@@ -555,7 +556,7 @@ BUILTINS: dict[str, Normalizer] = {
         ),
         Normalizer(
             "any",
-            "unjudged",
+            shapes.UNJUDGED,
             any_,
             "every value alike: free text the eval does not judge (the widest rule; lint lists "
             "where it stands)",

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..jsonvalue import MISSING, short_json
 from ..model import PREDICATES
+from ..shapes import DEFAULT, UNJUDGED
 
 Line = tuple[str, str]
 """(kind, text)."""
@@ -107,15 +108,13 @@ def param_text(path: str, p: dict[str, Any]) -> str:
         text = f"{name}: {_side(p, 'actual')} ≠ {_side(p, 'expected')}"
         if p.get("norm"):
             text += f" (rule {p['norm']})"
-    elif (actual is MISSING) != (expected is MISSING) and "default" in (p.get("shapes") or []):
+    elif (actual is MISSING) != (expected is MISSING) and DEFAULT in (p.get("shapes") or []):
         side, value = ("actual", actual) if actual is not MISSING else ("expected", expected)
         text = f"{name}: {_value(value)} on the {side} side only is the declared default"
         if p.get("norm"):
             text += f"; rule {p['norm']}"
         text += f" ({shapes})"
-    elif (
-        "unjudged" in (p.get("shapes") or []) and actual is not MISSING and expected is not MISSING
-    ):
+    elif UNJUDGED in (p.get("shapes") or []) and actual is not MISSING and expected is not MISSING:
         # free text the rule does not judge: its normal form says nothing, the wordings do
         if p.get("norm") in PREDICATES:
             text = f"{name}: {_value(actual)} passes the step's {p.get('norm')} (for "

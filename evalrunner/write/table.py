@@ -23,7 +23,7 @@ from rich.text import Text
 from ..grade.grader import RunResult
 from ..jsonvalue import MISSING, short_json
 from ..model import PREDICATES, TraceError
-from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
+from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES, UNJUDGED
 from ..summary import Summary
 from ..summary.trials import shown_ks
 from ..summary.view import Example, SummaryView
@@ -425,10 +425,10 @@ def _diff_line(d: Any) -> str:
         side = "actual" if d.actual is not MISSING else "expected"
         value = d.actual if d.actual is not MISSING else d.expected
         return f"{d.path}: {short_json(value)} on the {side} side only is the declared default (default)"
-    if d.shape == "unjudged" and d.norm in PREDICATES:  # the step's own test of the value
+    if d.shape == UNJUDGED and d.norm in PREDICATES:  # the step's own test of the value
         pair = f"{short_json(d.actual)} for {short_json(d.expected)}"
         return f"{d.path}: {pair}: passes the step's {d.norm} (unjudged)"
-    if d.shape == "unjudged":  # free text the rule does not judge: show both wordings
+    if d.shape == UNJUDGED:  # free text the rule does not judge: show both wordings
         pair = f"{short_json(d.actual)} for {short_json(d.expected)}"
         return f"{d.path}: {pair}: {d.norm} absorbed it (unjudged)"
     return (
