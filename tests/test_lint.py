@@ -671,7 +671,10 @@ def test_cli_table_output(mixed):
         "1 error, 1 warning, 0 info\n"
         "tools with rules: 0 of 1\n"
     )
-    assert max(len(line) for line in result.stdout.splitlines()) <= 80 or len(str(cases_file)) > 80
+    # every line fits 80 columns but the file names, which are printed whole (a cut one opens
+    # nothing), however long the checkout's path
+    paths = {str(cases_file), str(tools_file)}
+    assert all(len(line) <= 80 for line in result.stdout.splitlines() if line not in paths)
 
 
 def test_cli_json_output(mixed):

@@ -29,7 +29,8 @@ def render(report: LintReport, console: Console) -> None:
     for f in report.findings:
         groups.setdefault(f"{f.file}:{f.line}" if f.line is not None else f.file, []).append(f)
     for where, findings in groups.items():
-        console.print(Text(where, style="bold"), overflow="fold")
+        # whole, however long: a file:line a terminal or an editor can open (a cut one opens nothing)
+        console.print(Text(where, style="bold"), soft_wrap=True)
         for f in findings:
             head = Text(INDENT[:2])
             head.append(f"{f.severity:<7}", style=STYLE[f.severity])
