@@ -161,10 +161,6 @@ class TraceReader:
         self._groupers: dict[str, Grouper] = {}
         self._last_lines: LastLinesOf | None = None
 
-    @property
-    def format_name(self) -> str:
-        return AUTO if self.format is None else self.format.name
-
     def read(
         self, lines: Iterable[tuple[str, Any]], *, last_lines: LastLinesOf | None = None
     ) -> Iterator[Run | TraceError]:
