@@ -83,7 +83,7 @@ def check_case(case: Case, tools: Mapping[str, ToolSite], out: list[Finding]) ->
             assert rule is not None
             inner = normalize(value, p.bare)
             problem = rule.apply(inner)[1]
-            if problem is not None and not raised(rule, problem) and value is not None:
+            if problem is not None and not raised(problem) and value is not None:
                 out.append(
                     finding(
                         "case-value-unreadable",

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .schema import ToolSite
 
 
-def raised(rule: Rule, problem: str) -> bool:
+def raised(problem: str) -> bool:
     """The rule failed with something other than ValueError: a bug in the rule."""
     return getattr(problem, "raised", False)
 
@@ -70,9 +70,9 @@ def law(rule: Rule, x: Any) -> tuple[str, str] | None:
     """
     once, problem = rule.apply(x)
     if problem is not None:
-        return ("norm-raised", problem) if raised(rule, problem) else None
+        return ("norm-raised", problem) if raised(problem) else None
     twice, problem = rule.apply(once)
-    if problem is not None and raised(rule, problem):
+    if problem is not None and raised(problem):
         return "norm-raised", f"on its own output {short_json(once)}: {problem}"
     if problem is not None:
         return "norm-not-idempotent", f"it cannot read its own output: {problem}"

@@ -344,7 +344,7 @@ def _check_default(site: ToolSite, p: ParamSite, out: list[Finding]) -> None:
         inner = normalize(default, p.bare)
         problem = p.node.rule.apply(inner)[1]
         # null has one encoding: pydantic's `Optional[Address] = None` needs no rule that reads it.
-        if problem is not None and not raised(p.node.rule, problem) and default is not None:
+        if problem is not None and not raised(problem) and default is not None:
             out.append(
                 finding(
                     "default-unreadable",
