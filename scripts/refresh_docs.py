@@ -16,7 +16,8 @@ The parts:
 - `corpus`, README.md: what the example corpus holds (its tools, their schema formats, its cases
   and runs, counted by reading them as `score` does);
 - docs/case-formats.md, whole: the case-format registry (`scripts/case_formats_doc.py`);
-- evalrunner/results.schema.json: the shape enums and the false-failure counts' keys (the shapes).
+- evalrunner/results.schema.json: the shape enums and the false-failure counts' keys (the shapes),
+  the call labels and the verdicts (the grader's `Label` and `Verdict`).
 
 README's `console` blocks are `scripts/refresh_readme.py`'s (they are command output, not
 declarations).
@@ -31,6 +32,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import get_args
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -111,7 +113,9 @@ def case_formats() -> str:
 
 
 def schema(text: str) -> str:
-    """The results schema with its shape enums the registry's (each on its one line)."""
+    """The results schema with its shape enums the registry's and its label and verdict enums
+    the grader's types (each on its one line)."""
+    from evalrunner.grade.grader import Label, Verdict
     from evalrunner.shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, PARAM_SHAPES
 
     def enum(name: str, values: tuple[str, ...], text: str) -> str:
@@ -123,6 +127,8 @@ def schema(text: str) -> str:
     text = enum("ff_shape", FALSE_FAILURE_SHAPES, text)
     text = enum("fp_shape", FALSE_PASS_SHAPES, text)
     text = enum("param_shape", PARAM_SHAPES, text)
+    text = enum("label", get_args(Label), text)
+    text = enum("verdict", get_args(Verdict), text)
     doc = json.loads(text)
     counts = doc["$defs"]["ff_counts"]
     if counts["required"] != list(FALSE_FAILURE_SHAPES) or set(counts["properties"]) != set(

@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, combinations, islice, product
-from typing import Any, NamedTuple, cast
+from typing import Any, Literal, NamedTuple, cast
 
 import orjson
 
@@ -109,14 +109,30 @@ OTHER_DROPS = 256
 copies does not let a run match (`_other_drops`)."""
 
 
+Label = Literal[
+    "exact",
+    "equivalent",
+    "mismatch",
+    "unexpected",
+    "redundant",
+    "malformed",
+    "errored",
+    "read",
+    "forbidden",
+    "repeat",
+    "extra",
+]
+"""A call's label (docs/spec.md "Results JSON"; the results schema's enum)."""
+Verdict = Literal["pass", "fail", "false_failure", "false_pass"]
+"""A run's verdict: the reported check's and the true one's, together."""
+
+
 class CallResult(NamedTuple):
     """One call's label against the best-matching sequence, with its explanation."""
 
     index: int  # type: ignore[assignment]  # a field, not tuple.index: the JSON's "index"
     tool: str
-    label: str
-    """exact, equivalent, mismatch, unexpected, redundant, malformed, errored, read, forbidden,
-    repeat, extra."""
+    label: Label
     step: int | None = None
     """The step of the labelled sequence the call was aligned (or, for a mismatch, paired) with."""
     comparison: Comparison | None = None
@@ -144,7 +160,7 @@ class RunResult(NamedTuple):
     run_id: str
     case_id: str
     source: str
-    verdict: str
+    verdict: Verdict
     shape: str | None
     shapes: tuple[str, ...]
     reported_pass: bool
@@ -860,7 +876,7 @@ def _finish(
     )
 
 
-def _verdict(reported_pass: bool, true_pass: bool) -> str:
+def _verdict(reported_pass: bool, true_pass: bool) -> Verdict:
     if reported_pass:
         return "pass" if true_pass else "false_pass"
     return "false_failure" if true_pass else "fail"
@@ -1263,6 +1279,7 @@ class _Labelling:
         with the step, comparison, repeat or reason that goes with it; shapes come later."""
         call, i = c.call, c.index
         step = comparison = repeats = reason = None
+        label: Label
         if call.errored:
             label = "errored"
         elif call.malformed is not None:
