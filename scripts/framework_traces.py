@@ -890,6 +890,79 @@ def adk() -> None:
     write("adk-spans-nocontent", default_spans)
     for name, records in variants.items():
         write(name, records)
+    adk_eval_history(done)
+
+
+def adk_eval_history(done: Sequence[Any]) -> None:
+    """The sessions as `adk eval` saves its results (`.adk/eval_history/*.evalset_result.json`):
+    ADK's own classes, the invocations converted from each session's events as its evaluation
+    generator converts them, and the file as `LocalEvalSetResultsManager` writes it
+    (`model_dump_json(indent=2)`). Then the same with the older intermediate data
+    (`tool_uses` / `tool_responses`, ADK before `invocation_events`)."""
+    from google.adk.evaluation._eval_set_results_manager_utils import create_eval_set_result
+    from google.adk.evaluation.eval_case import (
+        IntermediateData,
+        Invocation,
+        get_all_tool_calls,
+        get_all_tool_responses,
+    )
+    from google.adk.evaluation.eval_metrics import EvalMetricResultPerInvocation
+    from google.adk.evaluation.eval_result import EvalCaseResult
+    from google.adk.evaluation.evaluation_generator import EvaluationGenerator
+    from google.adk.evaluation.evaluator import EvalStatus
+    from google.genai import types
+
+    cases = {c["id"]: c for c in json.loads((OUT / "cases.json").read_text())}
+
+    def expected(case: str, actual: Any) -> Any:
+        calls = [
+            types.FunctionCall(name=c["tool"], args=c["args"]) for c in cases[case]["accept"][0]
+        ]
+        return Invocation(
+            user_content=actual.user_content, intermediate_data=IntermediateData(tool_uses=calls)
+        )
+
+    def results(legacy: bool) -> list[Any]:
+        found = []
+        for s in done:
+            case = s.state["case_id"]
+            invocations = EvaluationGenerator.convert_events_to_eval_invocations(s.events)
+            if legacy:
+                invocations = [
+                    i.model_copy(
+                        update={
+                            "intermediate_data": IntermediateData(
+                                tool_uses=get_all_tool_calls(i.intermediate_data),
+                                tool_responses=get_all_tool_responses(i.intermediate_data),
+                            )
+                        }
+                    )
+                    for i in invocations
+                ]
+            per = [
+                EvalMetricResultPerInvocation(
+                    actual_invocation=i, expected_invocation=expected(case, i)
+                )
+                for i in invocations
+            ]
+            found.append(
+                EvalCaseResult(
+                    eval_set_id="scenario",
+                    eval_id=case,
+                    final_eval_status=EvalStatus.NOT_EVALUATED,
+                    overall_eval_metric_results=[],
+                    eval_metric_result_per_invocation=per,
+                    session_id=s.id,
+                    user_id=s.user_id,
+                )
+            )
+        return found
+
+    for name, legacy in (("adk-eval-history", False), ("adk-eval-history-tool-uses", True)):
+        result = create_eval_set_result("evalrun", "scenario", results(legacy))
+        path = OUT / f"{name}.evalset_result.json"
+        path.write_text(result.model_dump_json(indent=2))
+        print(f"wrote {path.relative_to(OUT.parent.parent.parent)}", file=sys.stderr)
 
 
 # --------------------------------------------------------------------------- Strands Agents

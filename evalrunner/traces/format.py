@@ -118,6 +118,10 @@ class TraceFormat:
     group: Callable[..., Grouper] | None = None
     """For a format whose runs span lines: `group(keys, **options)` makes a new grouper, one per
     reading (`options` are the reader's extra keywords; a grouper takes those it knows)."""
+    runs: Callable[[dict[str, Any]], list[dict[str, Any]] | str] | None = None
+    """For a format of one record holding several runs (ADK's eval-set result, one run per eval
+    case): the runs' records, each read by `calls` and its ids found by `case_paths` and
+    `run_paths` (and `--case-key`, `--run-key`) in it; a string says why none can be read."""
     case_paths: tuple[Path, ...] = DEFAULT_CASE_PATHS
     """Where a record keeps its case id, the first present wins (`--case-key` replaces them)."""
     run_paths: tuple[Path, ...] = DEFAULT_RUN_PATHS

@@ -246,6 +246,20 @@ class TraceReader:
         if type(record) is not dict:
             yield TraceError(source, f"{fmt.name}: the line is {json_kind(record)}, not an object")
             return
+        if fmt.runs is not None:
+            runs = fmt.runs(view)
+            if isinstance(runs, str):
+                yield TraceError(source, f"{fmt.name}: {runs}")
+                return
+            for run in runs:
+                yield from self._read_one(fmt, run, run, source)
+            return
+        yield from self._read_one(fmt, record, view, source)
+
+    def _read_one(
+        self, fmt: TraceFormat, record: dict[str, Any], view: Any, source: str
+    ) -> Iterator[NativeRecord | TraceError]:
+        """One run's record in a format of one run a record: its calls and ids."""
         assert fmt.calls is not None
         if fmt.name == "native":
             calls: Any = fmt.calls(view)

@@ -286,6 +286,7 @@ DOC_SECTIONS = {
     "smolagents steps": "smolagents",
     "AutoGen AgentChat messages": "autogen",
     "Google ADK sessions": "adk",
+    "Google ADK eval history": "adk-eval",
     "DSPy ReAct trajectories": "dspy",
     "LlamaIndex chat history and tool results": "llamaindex",
     "Haystack messages": "haystack",

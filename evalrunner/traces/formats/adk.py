@@ -45,26 +45,43 @@ def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
     for i, event in enumerate(events):
         if type(event) is not dict:
             return f"event {i} is not an object"
-        content = event.get("content")
-        parts = content.get("parts") if type(content) is dict else None
-        if type(parts) is not list:
-            continue
-        for part in parts:
-            if type(part) is not dict:
-                continue
-            call = _either(part, CALL_KEYS)
-            if type(call) is dict:
-                pairer.call(native_call(call.get("name"), call, "args"), call.get("id"))
-                continue
-            reply = _either(part, REPLY_KEYS)
-            if type(reply) is dict:
-                response = reply.get("response")
-                fields: dict[str, Any] = {"result": response}
-                if type(response) is dict and response.get("status") == "error":
-                    message = response.get("error_message")
-                    fields["error"] = message if type(message) is str and message else True
-                pairer.reply(reply.get("id"), fields)
+        read_event(pairer, event)
     return pairer.calls
+
+
+def read_event(pairer: Pairer, event: dict[str, Any]) -> None:
+    """An event's (or an eval invocation's event's) `function_call` and `function_response`
+    parts, into `pairer`."""
+    content = event.get("content")
+    parts = content.get("parts") if type(content) is dict else None
+    if type(parts) is not list:
+        return
+    for part in parts:
+        if type(part) is not dict:
+            continue
+        call = _either(part, CALL_KEYS)
+        if type(call) is dict:
+            read_call(pairer, call)
+            continue
+        reply = _either(part, REPLY_KEYS)
+        if type(reply) is dict:
+            read_reply(pairer, reply)
+
+
+def read_call(pairer: Pairer, call: dict[str, Any]) -> None:
+    """A `FunctionCall` (`id`, `name`, `args`)."""
+    pairer.call(native_call(call.get("name"), call, "args"), call.get("id"))
+
+
+def read_reply(pairer: Pairer, reply: dict[str, Any]) -> None:
+    """A `FunctionResponse` (`id`, `response`): ADK's `{"status": "error"}` is an errored
+    attempt."""
+    response = reply.get("response")
+    fields: dict[str, Any] = {"result": response}
+    if type(response) is dict and response.get("status") == "error":
+        message = response.get("error_message")
+        fields["error"] = message if type(message) is str and message else True
+    pairer.reply(reply.get("id"), fields)
 
 
 def _detect(record: Any) -> bool:
