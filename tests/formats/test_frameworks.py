@@ -81,6 +81,7 @@ FIXTURES = {
     # written from the SDK's documented parts (npm only, not installable here)
     "vercel-ai-response-messages": "vercel-ai",
     "vercel-ai-steps": "vercel-ai",
+    "vercel-ai-spans": "otel",
 }
 # Real output with the content left out (`make fixtures`, with these settings): each run shows
 # tool calls it does not hold, so each is unscoreable, its reason saying so, never scored as a

@@ -13,7 +13,7 @@ looks like a call that cannot be read. `otel.py` decides per trace which of them
 
 from __future__ import annotations
 
-from . import genai, genai_chat, langfuse, openinference, openllmetry
+from . import genai, genai_chat, langfuse, openinference, openllmetry, vercel_ai
 from ._span import Span, SpanConvention, SpanRead
 
 __all__ = ["CONVENTIONS", "Span", "SpanConvention", "SpanRead"]
@@ -24,5 +24,6 @@ CONVENTIONS: tuple[SpanConvention, ...] = (
     genai_chat.CONVENTION,
     openllmetry.CONVENTION,
     langfuse.CONVENTION,
+    vercel_ai.CONVENTION,
 )
 """Every convention, in the order the docs list them."""
