@@ -1122,6 +1122,77 @@ def haystack() -> None:
     write("haystack-messages", records)
 
 
+def haystack_spans() -> None:
+    """Haystack's OpenTelemetry spans with content tracing on (`HAYSTACK_CONTENT_TRACING_ENABLED=
+    true`, set here before Haystack reads it): the same Agent and scripted chat generator as
+    `haystack()`, its tracer Haystack's `OpenTelemetryTracer` (2.x; 3.x's `opentelemetry-haystack`
+    when installed) over an in-memory exporter, the case id on a span around the run."""
+    os.environ["HAYSTACK_CONTENT_TRACING_ENABLED"] = "true"
+    from haystack import component, tracing
+    from haystack.components.agents import Agent
+    from haystack.dataclasses import ChatMessage, ToolCall
+    from haystack.tools import Tool
+
+    try:
+        from haystack_integrations.tracing.opentelemetry import OpenTelemetryTracer
+    except ImportError:
+        from haystack.tracing.opentelemetry import OpenTelemetryTracer  # Haystack 2
+
+    spans = SpanFile()
+    tracing.tracer.is_content_tracing_enabled = True
+    tracing.enable_tracing(OpenTelemetryTracer(spans.tracer("haystack")))
+
+    def schema(key: str) -> dict[str, Any]:
+        return {"type": "object", "properties": {key: {"type": "string"}}, "required": [key]}
+
+    tools = [
+        Tool(
+            name="get_customer",
+            description="Look up a customer.",
+            parameters=schema("customer_id"),
+            function=customer,
+        ),
+        Tool(
+            name="get_invoice",
+            description="Look up an invoice.",
+            parameters=schema("invoice_id"),
+            function=invoice,
+        ),
+    ]
+
+    @component
+    class Scripted:
+        """The scenario's turns as a Haystack chat generator."""
+
+        def __init__(self, case: str) -> None:
+            self.case, self.done = case, 0
+
+        @component.output_types(replies=list[ChatMessage])
+        def run(self, messages: Any, tools: Any = None, **kwargs: Any) -> Any:
+            step = turn(self.case, self.done)
+            self.done += 1
+            if isinstance(step, str):
+                return {"replies": [ChatMessage.from_assistant(step)]}
+            calls = [
+                ToolCall(tool_name=n, arguments=a, id=f"call_{self.done}_{i}")
+                for i, (n, a) in enumerate(step)
+            ]
+            return {"replies": [ChatMessage.from_assistant(tool_calls=calls)]}
+
+    for case in TURNS:
+        agent = Agent(
+            chat_generator=Scripted(case), tools=tools, raise_on_tool_invocation_failure=False
+        )
+        agent.warm_up()
+        with case_span(spans, case):
+            agent.run(messages=[ChatMessage.from_user(PROMPTS[case])])
+    tracing.disable_tracing()
+    import haystack
+
+    major = haystack.__version__.split(".")[0]
+    write(f"haystack-spans-v{major}", spans.flat())
+
+
 # --------------------------------------------------------------------------- Semantic Kernel
 
 
@@ -1768,6 +1839,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "dspy": dspy_react,
     "llamaindex": llamaindex,
     "haystack": haystack,
+    "haystack-spans": haystack_spans,
     "semantic-kernel": semantic_kernel,
     "vercel-ai": vercel_ai,
     "vercel-ai-spans": vercel_ai_spans,

@@ -70,6 +70,8 @@ FIXTURES = {
     "dspy-prediction": "dspy",
     "llamaindex-tool-results": "llamaindex",
     "haystack-messages": "haystack",
+    "haystack-spans-v2": "otel",
+    "haystack-spans-v3": "otel",
     "semantic-kernel-chat-history": "semantic-kernel",
     "crewai-task-messages": "openai-chat",
     "crewai-tool-events": "crewai",

@@ -13,7 +13,7 @@ looks like a call that cannot be read. `otel.py` decides per trace which of them
 
 from __future__ import annotations
 
-from . import genai, genai_chat, langfuse, openinference, openllmetry, vercel_ai
+from . import genai, genai_chat, haystack, langfuse, openinference, openllmetry, vercel_ai
 from ._span import Span, SpanConvention, SpanRead
 
 __all__ = ["CONVENTIONS", "Span", "SpanConvention", "SpanRead"]
@@ -25,5 +25,6 @@ CONVENTIONS: tuple[SpanConvention, ...] = (
     openllmetry.CONVENTION,
     langfuse.CONVENTION,
     vercel_ai.CONVENTION,
+    haystack.CONVENTION,
 )
 """Every convention, in the order the docs list them."""
