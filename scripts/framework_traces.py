@@ -1196,7 +1196,9 @@ def haystack_spans() -> None:
 # --------------------------------------------------------------------------- Semantic Kernel
 
 
-def semantic_kernel() -> None:
+def semantic_kernel(*, spans: SpanFile | None = None) -> None:
+    """Its ChatHistory; or, given `spans`, its OpenTelemetry spans instead (see
+    `semantic_kernel_spans`)."""
     import logging
 
     from semantic_kernel import Kernel
@@ -1273,8 +1275,27 @@ def semantic_kernel() -> None:
         history.add_message(result[0])
         return json.loads(history.serialize())
 
+    if spans is not None:
+        for case in TURNS:
+            with case_span(spans, case):
+                asyncio.run(run(case))
+        write("semantic-kernel-spans", spans.flat())
+        return
     # the documented glue: the history's serialize() with the case id
     write("semantic-kernel-chat-history", [{"case_id": c, **asyncio.run(run(c))} for c in TURNS])
+
+
+def semantic_kernel_spans() -> None:
+    """Semantic Kernel's own OpenTelemetry spans (`execute_tool`, the GenAI conventions), with
+    sensitive data on (`SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS_SENSITIVE=
+    true`, set before Semantic Kernel reads it), through the global tracer provider it traces
+    to; the case id on a span around the run."""
+    from opentelemetry import trace
+
+    os.environ["SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS_SENSITIVE"] = "true"
+    spans = SpanFile()
+    trace.set_tracer_provider(spans.provider)
+    semantic_kernel(spans=spans)
 
 
 # ---------------------------------------------------------------------------- Vercel AI SDK
@@ -1841,6 +1862,7 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "haystack": haystack,
     "haystack-spans": haystack_spans,
     "semantic-kernel": semantic_kernel,
+    "semantic-kernel-spans": semantic_kernel_spans,
     "vercel-ai": vercel_ai,
     "vercel-ai-spans": vercel_ai_spans,
     "crewai": crewai,

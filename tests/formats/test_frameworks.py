@@ -73,6 +73,7 @@ FIXTURES = {
     "haystack-spans-v2": "otel",
     "haystack-spans-v3": "otel",
     "semantic-kernel-chat-history": "semantic-kernel",
+    "semantic-kernel-spans": "otel",
     "crewai-task-messages": "openai-chat",
     "crewai-tool-events": "crewai",
     "langfuse-spans": "otel",
