@@ -1195,10 +1195,83 @@ def haystack() -> None:
     write("haystack-messages", records)
 
 
+def haystack_spans() -> None:
+    """Haystack's OpenTelemetry spans with content tracing on (`HAYSTACK_CONTENT_TRACING_ENABLED=
+    true`, set here before Haystack reads it): the same Agent and scripted chat generator as
+    `haystack()`, its tracer Haystack's `OpenTelemetryTracer` (2.x; 3.x's `opentelemetry-haystack`
+    when installed) over an in-memory exporter, the case id on a span around the run."""
+    os.environ["HAYSTACK_CONTENT_TRACING_ENABLED"] = "true"
+    from haystack import component, tracing
+    from haystack.components.agents import Agent
+    from haystack.dataclasses import ChatMessage, ToolCall
+    from haystack.tools import Tool
+
+    try:
+        from haystack_integrations.tracing.opentelemetry import OpenTelemetryTracer
+    except ImportError:
+        from haystack.tracing.opentelemetry import OpenTelemetryTracer  # Haystack 2
+
+    spans = SpanFile()
+    tracing.tracer.is_content_tracing_enabled = True
+    tracing.enable_tracing(OpenTelemetryTracer(spans.tracer("haystack")))
+
+    def schema(key: str) -> dict[str, Any]:
+        return {"type": "object", "properties": {key: {"type": "string"}}, "required": [key]}
+
+    tools = [
+        Tool(
+            name="get_customer",
+            description="Look up a customer.",
+            parameters=schema("customer_id"),
+            function=customer,
+        ),
+        Tool(
+            name="get_invoice",
+            description="Look up an invoice.",
+            parameters=schema("invoice_id"),
+            function=invoice,
+        ),
+    ]
+
+    @component
+    class Scripted:
+        """The scenario's turns as a Haystack chat generator."""
+
+        def __init__(self, case: str) -> None:
+            self.case, self.done = case, 0
+
+        @component.output_types(replies=list[ChatMessage])
+        def run(self, messages: Any, tools: Any = None, **kwargs: Any) -> Any:
+            step = turn(self.case, self.done)
+            self.done += 1
+            if isinstance(step, str):
+                return {"replies": [ChatMessage.from_assistant(step)]}
+            calls = [
+                ToolCall(tool_name=n, arguments=a, id=f"call_{self.done}_{i}")
+                for i, (n, a) in enumerate(step)
+            ]
+            return {"replies": [ChatMessage.from_assistant(tool_calls=calls)]}
+
+    for case in TURNS:
+        agent = Agent(
+            chat_generator=Scripted(case), tools=tools, raise_on_tool_invocation_failure=False
+        )
+        agent.warm_up()
+        with case_span(spans, case):
+            agent.run(messages=[ChatMessage.from_user(PROMPTS[case])])
+    tracing.disable_tracing()
+    import haystack
+
+    major = haystack.__version__.split(".")[0]
+    write(f"haystack-spans-v{major}", spans.flat())
+
+
 # --------------------------------------------------------------------------- Semantic Kernel
 
 
-def semantic_kernel() -> None:
+def semantic_kernel(*, spans: SpanFile | None = None) -> None:
+    """Its ChatHistory; or, given `spans`, its OpenTelemetry spans instead (see
+    `semantic_kernel_spans`)."""
     import logging
 
     from semantic_kernel import Kernel
@@ -1275,8 +1348,27 @@ def semantic_kernel() -> None:
         history.add_message(result[0])
         return json.loads(history.serialize())
 
+    if spans is not None:
+        for case in TURNS:
+            with case_span(spans, case):
+                asyncio.run(run(case))
+        write("semantic-kernel-spans", spans.flat())
+        return
     # the documented glue: the history's serialize() with the case id
     write("semantic-kernel-chat-history", [{"case_id": c, **asyncio.run(run(c))} for c in TURNS])
+
+
+def semantic_kernel_spans() -> None:
+    """Semantic Kernel's own OpenTelemetry spans (`execute_tool`, the GenAI conventions), with
+    sensitive data on (`SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS_SENSITIVE=
+    true`, set before Semantic Kernel reads it), through the global tracer provider it traces
+    to; the case id on a span around the run."""
+    from opentelemetry import trace
+
+    os.environ["SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS_SENSITIVE"] = "true"
+    spans = SpanFile()
+    trace.set_tracer_provider(spans.provider)
+    semantic_kernel(spans=spans)
 
 
 # ---------------------------------------------------------------------------- Vercel AI SDK
@@ -1323,6 +1415,149 @@ def vercel_ai() -> None:
         steps_lines.append({"experimental_telemetry": telemetry, "steps": steps})
     write("vercel-ai-response-messages", messages_lines)
     write("vercel-ai-steps", steps_lines)
+
+
+def vercel_ai_spans() -> None:
+    """The Vercel AI SDK's telemetry spans (`experimental_telemetry: {isEnabled: true, metadata:
+    {case_id}}`), written from its documented attributes (AI SDK 5's telemetry page; the SDK is
+    npm-only here) as the OpenTelemetry collector's file exporter writes OTLP/JSON, one batch a
+    trace: `ai.generateText` around the run, an `ai.generateText.doGenerate` span a step (the
+    calls it asked for in `ai.response.toolCalls`), an `ai.toolCall` span a tool the SDK ran
+    (`ai.toolCall.args`/`result` JSON text; a tool that threw: status ERROR, an exception event).
+    Ids and times are derived from the case, so the file is the same on every run."""
+
+    def attrs(values: dict[str, Any]) -> list[dict[str, Any]]:
+        out = []
+        for key, value in values.items():
+            if isinstance(value, int):
+                any_value: dict[str, Any] = {"intValue": str(value)}
+            elif isinstance(value, list):
+                any_value = {"arrayValue": {"values": [{"stringValue": v} for v in value]}}
+            else:
+                any_value = {"stringValue": value}
+            out.append({"key": key, "value": any_value})
+        return out
+
+    def span(
+        c: int,
+        spans: list[Any],
+        name: str,
+        start: int,
+        end: int,
+        values: dict[str, Any],
+        **extra: Any,
+    ) -> dict[str, Any]:
+        return {
+            "traceId": f"{c:08x}" * 4,
+            "spanId": f"{c:04x}{len(spans) + 1:012x}",
+            "parentSpanId": f"{c:04x}{0:012x}",
+            "name": name,
+            "kind": 1,
+            "startTimeUnixNano": str(start),
+            "endTimeUnixNano": str(end),
+            "attributes": attrs(values),
+            "status": {},
+            **extra,
+        }
+
+    lines = []
+    for c, case in enumerate(TURNS, start=1):
+        trace_id = f"{c:08x}" * 4
+        root_id = f"{c:04x}{0:012x}"
+        base = {"ai.model.id": "gpt-4.1", "ai.model.provider": "openai.responses"}
+        meta = {"ai.telemetry.metadata.case_id": case, "ai.settings.maxRetries": 2}
+        t0 = 1_767_225_600_000_000_000 + c * 10_000_000_000
+        spans: list[dict[str, Any]] = []
+        clock, n, step_no, text = t0, 0, 0, ""
+
+        for step in TURNS[case]:
+            step_no += 1
+            start, clock = clock + 1_000_000, clock + 100_000_000
+            generate = {
+                "operation.name": "ai.generateText.doGenerate",
+                "ai.operationId": "ai.generateText.doGenerate",
+                **base,
+                **meta,
+                "gen_ai.system": "openai.responses",
+                "gen_ai.request.model": "gpt-4.1",
+            }
+            if isinstance(step, str):
+                text = step
+                generate |= {
+                    "ai.response.finishReason": "stop",
+                    "ai.response.text": step,
+                    "gen_ai.response.finish_reasons": ["stop"],
+                }
+                spans.append(span(c, spans, "ai.generateText.doGenerate", start, clock, generate))
+                continue
+            calls = []
+            for name, args in step:
+                n += 1
+                calls.append((f"call_{n}", name, args))
+            requested = [
+                {"toolCallId": i, "toolName": t, "input": json.dumps(a)} for i, t, a in calls
+            ]
+            generate |= {
+                "ai.response.finishReason": "tool-calls",
+                "ai.response.toolCalls": json.dumps(requested),
+                "gen_ai.response.finish_reasons": ["tool-calls"],
+            }
+            spans.append(span(c, spans, "ai.generateText.doGenerate", start, clock, generate))
+            for call_id, name, args in calls:  # the SDK runs a step's tools concurrently
+                begin, end = clock + 1_000_000, clock + 5_000_000
+                tool = {
+                    "operation.name": "ai.toolCall",
+                    "ai.operationId": "ai.toolCall",
+                    "ai.toolCall.name": name,
+                    "ai.toolCall.id": call_id,
+                    "ai.toolCall.args": json.dumps(args),
+                }
+                fn = customer if name == "get_customer" else invoice
+                try:
+                    value = fn(*args.values())
+                except Exception as e:
+                    event = {
+                        "timeUnixNano": str(end),
+                        "name": "exception",
+                        "attributes": attrs(
+                            {"exception.type": type(e).__name__, "exception.message": str(e)}
+                        ),
+                    }
+                    failed = {"code": 2, "message": str(e)}
+                    spans.append(
+                        span(c, spans, "ai.toolCall", begin, end, tool, events=[event])
+                        | {"status": failed}
+                    )
+                    continue
+                tool["ai.toolCall.result"] = json.dumps(value)
+                spans.append(span(c, spans, "ai.toolCall", begin, end, tool))
+            clock += 10_000_000
+        root = {
+            "traceId": trace_id,
+            "spanId": root_id,
+            "parentSpanId": "",
+            "name": "ai.generateText",
+            "kind": 1,
+            "startTimeUnixNano": str(t0),
+            "endTimeUnixNano": str(clock + 1_000_000),
+            "attributes": attrs(
+                {
+                    "operation.name": "ai.generateText",
+                    "ai.operationId": "ai.generateText",
+                    **base,
+                    **meta,
+                    "ai.prompt": json.dumps({"prompt": PROMPTS[case]}),
+                    "ai.response.finishReason": "stop",
+                    "ai.response.text": text,
+                }
+            ),
+            "status": {},
+        }
+        resource = {"attributes": attrs({"service.name": "billing-agent"})}
+        scope = {"name": "ai", "version": ""}
+        batch = [{"resource": resource, "scopeSpans": [{"scope": scope, "spans": [*spans, root]}]}]
+        lines.append({"resourceSpans": batch})
+    write("vercel-ai-spans", lines)
 
 
 # ------------------------------------------------------------------------------------ CrewAI
@@ -1698,8 +1933,11 @@ FRAMEWORKS: dict[str, Callable[[], None]] = {
     "dspy": dspy_react,
     "llamaindex": llamaindex,
     "haystack": haystack,
+    "haystack-spans": haystack_spans,
     "semantic-kernel": semantic_kernel,
+    "semantic-kernel-spans": semantic_kernel_spans,
     "vercel-ai": vercel_ai,
+    "vercel-ai-spans": vercel_ai_spans,
     "crewai": crewai,
     "agno": agno,
     "langfuse": langfuse_tracing,

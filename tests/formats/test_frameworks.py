@@ -70,7 +70,10 @@ FIXTURES = {
     "dspy-prediction": "dspy",
     "llamaindex-tool-results": "llamaindex",
     "haystack-messages": "haystack",
+    "haystack-spans-v2": "otel",
+    "haystack-spans-v3": "otel",
     "semantic-kernel-chat-history": "semantic-kernel",
+    "semantic-kernel-spans": "otel",
     "crewai-task-messages": "openai-chat",
     "crewai-tool-events": "crewai",
     "langfuse-spans": "otel",
@@ -81,6 +84,7 @@ FIXTURES = {
     # written from the SDK's documented parts (npm only, not installable here)
     "vercel-ai-response-messages": "vercel-ai",
     "vercel-ai-steps": "vercel-ai",
+    "vercel-ai-spans": "otel",
 }
 # Real output with the content left out (`make fixtures`, with these settings): each run shows
 # tool calls it does not hold, so each is unscoreable, its reason saying so, never scored as a

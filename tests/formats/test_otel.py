@@ -172,7 +172,8 @@ def test_otel_traces_that_cannot_be_runs():
     reasons = [o.error for o in out]
     assert (
         "is no agent run: no span has gen_ai.operation.name, openinference.span.kind, "
-        "langfuse.observation.type or evalrun.case_id or metadata.case_id" in reasons[0]
+        "langfuse.observation.type, ai.operationId, haystack.agent.max_steps or evalrun.case_id "
+        "or metadata.case_id" in reasons[0]
     )
     assert "no span has the attribute evalrun.case_id or metadata.case_id" in reasons[1]
     assert "its spans disagree on evalrun.case_id ('a', 'b')" in reasons[2]

@@ -66,6 +66,8 @@ class _Trace(Trace):
     notes: list[str] = field(default_factory=list)
     unrecorded: list[str] = field(default_factory=list)
     """Why spans show tool calls whose arguments they do not hold (`SpanRead.unrecorded`)."""
+    renames: dict[str, str] = field(default_factory=dict)
+    """Tool names read as others (`SpanRead.renames`)."""
     conflict: str | None = None
     genai: bool = False
     models: bool = False
@@ -158,6 +160,7 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
                 trace.notes.append(found.note)
             unrecorded = unrecorded or found.unrecorded
             requested = requested or bool(found.requested)
+            trace.renames.update(found.renames)
             if found.tool is not None:
                 trace.calls.append((span.start, trace.spans, found.tool))
                 held += _held(found.tool)
@@ -197,6 +200,11 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
             return TraceError(trace.source, f"{where}: {calls}")
         if not calls and not trace.genai:
             return TraceError(trace.source, f"{where}: {_no_convention(trace)}")
+        if trace.renames:
+            calls = [
+                {**c, "tool": trace.renames[c["tool"]]} if c["tool"] in trace.renames else c
+                for c in calls
+            ]
         world = trace.ids.get(WORLD_ATTR)
         if type(world) is str:
             try:

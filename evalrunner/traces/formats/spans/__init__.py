@@ -13,7 +13,16 @@ looks like a call that cannot be read. `otel.py` decides per trace which of them
 
 from __future__ import annotations
 
-from . import genai, genai_chat, langfuse, openinference, openllmetry
+from . import (
+    genai,
+    genai_chat,
+    haystack,
+    langfuse,
+    openinference,
+    openllmetry,
+    semantic_kernel,
+    vercel_ai,
+)
 from ._span import Span, SpanConvention, SpanRead
 
 __all__ = ["CONVENTIONS", "Span", "SpanConvention", "SpanRead"]
@@ -24,5 +33,8 @@ CONVENTIONS: tuple[SpanConvention, ...] = (
     genai_chat.CONVENTION,
     openllmetry.CONVENTION,
     langfuse.CONVENTION,
+    vercel_ai.CONVENTION,
+    haystack.CONVENTION,
+    semantic_kernel.CONVENTION,
 )
 """Every convention, in the order the docs list them."""

@@ -39,6 +39,9 @@ class SpanRead:
     """(call id, fields to add to the call: result, error) of each reply a model was sent."""
     note: str | None = None
     """Why a span that looks like a tool call gives none."""
+    renames: dict[str, str] = field(default_factory=dict)
+    """Tool names that, anywhere in the span's trace, name another tool (Semantic Kernel's
+    plugin-qualified `Billing-get_customer`: `get_customer`)."""
     unrecorded: str | None = None
     """Why a model span shows it asked for tools it does not list (content capture off, or
     hidden): the run is unscoreable unless its calls are read whole from its tool spans."""
