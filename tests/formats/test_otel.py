@@ -545,3 +545,32 @@ def test_a_span_attribute_holding_an_integer_beyond_64_bits_is_read_exactly():
     [run] = read_file(REVIEW / "openinference-big-int.jsonl")
     assert isinstance(run, Run), run
     assert run.calls[0].args == {"customer_id": "C-1", "n": 123456789012345678901234}
+
+
+# ------------------------------------------------------------------ a tool span it cannot read
+
+
+def _unnamed_first_tool(spans: list[dict]) -> list[dict]:
+    """The spans with the first execute_tool span's tool name taken away (the retry's first
+    attempt: the call the tool rejected)."""
+    out, done = [], False
+    for span in spans:
+        if not done and span["name"].startswith("execute_tool"):
+            attrs = {k: v for k, v in span["attributes"].items() if k != "gen_ai.tool.name"}
+            span, done = {**span, "attributes": attrs}, True
+        out.append(span)
+    return out
+
+
+def test_a_tool_span_it_cannot_read_is_never_left_out_of_the_run(tmp_path):
+    """A tool span with no tool name beside spans that read: the run was graded without that
+    call (the retry's rejected attempt gone: a false failure scored as a plain pass). Nor can the
+    model spans' requests stand in (whether it failed is on its span alone): unscoreable."""
+    fixture = FRAMEWORKS / "pydantic-ai-spans-v5-flat.jsonl"
+    spans = [json.loads(line) for line in fixture.read_text().splitlines()]
+    doc = score_fixture(write(tmp_path / "unnamed.jsonl", _unnamed_first_tool(spans)))
+    [error] = [e for e in doc["errors"] if "cannot read is not left out" in e["error"]]
+    assert "1 tool call(s) read, but" in error["error"]
+    assert "has no gen_ai.tool.name" in error["error"]
+    assert "retry" not in verdicts(doc)
+    assert verdicts(doc) == {k: v for k, v in SCENARIO.items() if k != "retry"}

@@ -232,6 +232,15 @@ def _calls(trace: _Trace) -> list[dict[str, Any]] | str:
     does not hold make the run unscoreable, not a run of fewer calls or of calls with `{}`."""
     executed = [c for _, _, c in _ordered(trace.calls)]
     unusable = [c for c in executed if "args" not in c or "args_unusable" in c]
+    if trace.notes and executed:
+        # A span that looks like a call but cannot be read (a tool span with no tool name) is a
+        # call the run made: grading the others without it could pass a run that failed. Nor can
+        # the models' requests stand in: whether the unread call failed is on its span alone.
+        more = f" (and {len(trace.notes) - 1} more)" if len(trace.notes) > 1 else ""
+        return (
+            f"{len(executed)} tool call(s) read, but {trace.notes[0]}{more}: a call evalrun "
+            "cannot read is not left out; see docs/trace-formats.md for the span conventions"
+        )
     if executed and not unusable:
         rejected = _rejected(trace)
         if not rejected:
