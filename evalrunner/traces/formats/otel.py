@@ -66,6 +66,9 @@ class _Trace(Trace):
     notes: list[str] = field(default_factory=list)
     unrecorded: list[str] = field(default_factory=list)
     """Why spans show tool calls whose arguments they do not hold (`SpanRead.unrecorded`)."""
+    fixes: list[str | None] = field(default_factory=list)
+    """What to do about each of `unrecorded` (`SpanRead.unrecorded_fix`), None for the default:
+    turning on content capture."""
     renames: dict[str, str] = field(default_factory=dict)
     """Tool names read as others (`SpanRead.renames`)."""
     conflict: str | None = None
@@ -151,14 +154,17 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
                     trace.conflict = f"its spans disagree on {key} ({seen!r}, {value!r})"
         held = 0
         view = Span(span.name, attrs, span.error, span.message, span.events)
-        unrecorded, requested = None, False
+        unrecorded: str | None = None
+        fix: str | None = None
+        requested = False
         for convention in self.conventions:
             found = convention.read(view)
             if found is None:
                 continue
             if found.note is not None:
                 trace.notes.append(found.note)
-            unrecorded = unrecorded or found.unrecorded
+            if unrecorded is None and found.unrecorded is not None:
+                unrecorded, fix = found.unrecorded, found.unrecorded_fix
             requested = requested or bool(found.requested)
             trace.renames.update(found.renames)
             if found.tool is not None:
@@ -178,6 +184,7 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
         if unrecorded is not None and not requested:
             # one convention's sign of hidden calls, unless another read them from the span
             trace.unrecorded.append(unrecorded)
+            trace.fixes.append(fix)
         return held
 
     def finish(self, trace: _Trace) -> NativeRecord | TraceError:
@@ -341,6 +348,9 @@ def _not_recorded(
         else ", or export the model (LLM or chat) spans too, whose tool calls carry the arguments"
     )
     fix = f"turn on the instrumentation's content capture{also}"
+    own = [f for f in trace.fixes if f is not None]
+    if not (unusable or bare) and own and len(own) == len(trace.fixes):
+        fix = "; ".join(dict.fromkeys(own))  # each convention said what to do instead
     if unusable and not (bare or trace.unrecorded) and all("args_unusable" in c for c in unusable):
         # The content was captured: the tool was called with something else than named
         # arguments (LangChain's input string, positional arguments), which no setting changes.

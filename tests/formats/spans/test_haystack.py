@@ -83,6 +83,8 @@ def test_haystack_2_tool_call_result_error_marks_the_errored_attempt(tmp_path):
     doc = score_fixture(write(tmp_path / "raised.jsonl", found))
     assert len(doc["errors"]) == 2  # retry, raised
     assert all("raise_on_tool_invocation_failure" in e["error"] for e in doc["errors"])
+    # its own advice, not content capture's (content tracing was on)
+    assert all("content capture" not in e["error"] for e in doc["errors"])
     assert verdicts(doc) == {c: SCENARIO[c] for c in ("lookup", "parallel")}
 
 

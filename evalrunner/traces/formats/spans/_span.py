@@ -45,6 +45,9 @@ class SpanRead:
     unrecorded: str | None = None
     """Why a model span shows it asked for tools it does not list (content capture off, or
     hidden): the run is unscoreable unless its calls are read whole from its tool spans."""
+    unrecorded_fix: str | None = None
+    """What to do about `unrecorded`, when it is not turning on the instrumentation's content
+    capture (Haystack's ToolInvoker that raised: run the Agent without raising)."""
 
 
 @dataclass(frozen=True)

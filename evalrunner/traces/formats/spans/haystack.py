@@ -75,8 +75,9 @@ def _tool_invoker(span: Span) -> SpanRead:
     if COMPONENT_OUTPUT not in span.attrs and span.error:
         found.unrecorded = (
             f"a {TOOL_INVOKER} span failed before it recorded its output (a tool raised, and "
-            "raise_on_tool_invocation_failure is on: run the Agent with it off)"
+            "raise_on_tool_invocation_failure is on)"
         )
+        found.unrecorded_fix = "run the Agent with raise_on_tool_invocation_failure off"
         return found
     if COMPONENT_OUTPUT not in span.attrs:
         found.unrecorded = (
