@@ -1140,80 +1140,13 @@ def llamaindex() -> None:
 # ----------------------------------------------------------------------------------- Haystack
 
 
-def haystack() -> None:
+def _haystack_agents() -> Any:
+    """Per case of the scenario, (case, a Haystack Agent over its scripted turns): the tools
+    call this module's `customer` and `invoice`, the chat generator replays `TURNS`."""
     from haystack import component
     from haystack.components.agents import Agent
     from haystack.dataclasses import ChatMessage, ToolCall
     from haystack.tools import Tool
-
-    def schema(key: str) -> dict[str, Any]:
-        return {"type": "object", "properties": {key: {"type": "string"}}, "required": [key]}
-
-    tools = [
-        Tool(
-            name="get_customer",
-            description="Look up a customer.",
-            parameters=schema("customer_id"),
-            function=customer,
-        ),
-        Tool(
-            name="get_invoice",
-            description="Look up an invoice.",
-            parameters=schema("invoice_id"),
-            function=invoice,
-        ),
-    ]
-
-    @component
-    class Scripted:
-        """The scenario's turns as a Haystack chat generator."""
-
-        def __init__(self, case: str) -> None:
-            self.case, self.done = case, 0
-
-        @component.output_types(replies=list[ChatMessage])
-        def run(self, messages: list[ChatMessage], tools: Any = None, **kwargs: Any) -> Any:
-            step = turn(self.case, self.done)
-            self.done += 1
-            if isinstance(step, str):
-                return {"replies": [ChatMessage.from_assistant(step)]}
-            calls = [
-                ToolCall(tool_name=n, arguments=a, id=f"call_{self.done}_{i}")
-                for i, (n, a) in enumerate(step)
-            ]
-            return {"replies": [ChatMessage.from_assistant(tool_calls=calls)]}
-
-    records = []
-    for case in TURNS:
-        agent = Agent(
-            chat_generator=Scripted(case), tools=tools, raise_on_tool_invocation_failure=False
-        )
-        agent.warm_up()
-        result = agent.run(messages=[ChatMessage.from_user(PROMPTS[case])])
-        # the documented glue: the messages' to_dict() with the case id
-        records.append({"case_id": case, "messages": [m.to_dict() for m in result["messages"]]})
-    write("haystack-messages", records)
-
-
-def haystack_spans() -> None:
-    """Haystack's OpenTelemetry spans with content tracing on (`HAYSTACK_CONTENT_TRACING_ENABLED=
-    true`, set here before Haystack reads it): the same Agent and scripted chat generator as
-    `haystack()`, its tracer Haystack's `OpenTelemetryTracer` (2.x; 3.x's `opentelemetry-haystack`
-    when installed) over an in-memory exporter, the case id on a span around the run."""
-    os.environ["HAYSTACK_CONTENT_TRACING_ENABLED"] = "true"
-    from haystack import component, tracing
-    from haystack.components.agents import Agent
-    from haystack.dataclasses import ChatMessage, ToolCall
-    from haystack.tools import Tool
-
-    try:
-        from haystack_integrations.tracing.opentelemetry import OpenTelemetryTracer
-    except ImportError:
-        from haystack.tracing.opentelemetry import OpenTelemetryTracer  # Haystack 2
-
-    spans = SpanFile()
-    tracing.tracer.is_content_tracing_enabled = True
-    tracing.enable_tracing(OpenTelemetryTracer(spans.tracer("haystack")))
 
     def schema(key: str) -> dict[str, Any]:
         return {"type": "object", "properties": {key: {"type": "string"}}, "required": [key]}
@@ -1257,11 +1190,42 @@ def haystack_spans() -> None:
             chat_generator=Scripted(case), tools=tools, raise_on_tool_invocation_failure=False
         )
         agent.warm_up()
+        yield case, agent
+
+
+def haystack() -> None:
+    from haystack.dataclasses import ChatMessage
+
+    records = []
+    for case, agent in _haystack_agents():
+        result = agent.run(messages=[ChatMessage.from_user(PROMPTS[case])])
+        # the documented glue: the messages' to_dict() with the case id
+        records.append({"case_id": case, "messages": [m.to_dict() for m in result["messages"]]})
+    write("haystack-messages", records)
+
+
+def haystack_spans() -> None:
+    """Haystack's OpenTelemetry spans with content tracing on (`HAYSTACK_CONTENT_TRACING_ENABLED=
+    true`, set here before Haystack reads it): the same Agent and scripted chat generator as
+    `haystack()`, its tracer Haystack's `OpenTelemetryTracer` (2.x; 3.x's `opentelemetry-haystack`
+    when installed) over an in-memory exporter, the case id on a span around the run."""
+    os.environ["HAYSTACK_CONTENT_TRACING_ENABLED"] = "true"
+    import haystack
+    from haystack import tracing
+    from haystack.dataclasses import ChatMessage
+
+    try:
+        from haystack_integrations.tracing.opentelemetry import OpenTelemetryTracer
+    except ImportError:
+        from haystack.tracing.opentelemetry import OpenTelemetryTracer  # Haystack 2
+
+    spans = SpanFile()
+    tracing.tracer.is_content_tracing_enabled = True
+    tracing.enable_tracing(OpenTelemetryTracer(spans.tracer("haystack")))
+    for case, agent in _haystack_agents():
         with case_span(spans, case):
             agent.run(messages=[ChatMessage.from_user(PROMPTS[case])])
     tracing.disable_tracing()
-    import haystack
-
     major = haystack.__version__.split(".")[0]
     write(f"haystack-spans-v{major}", spans.flat())
 
