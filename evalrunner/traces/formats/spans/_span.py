@@ -90,6 +90,19 @@ def asks_for_tools(reasons: Any) -> bool:
 BOUND = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
 
 
+def put_args(call: dict[str, Any], raw: Any, args: Any) -> None:
+    """A tool span's arguments into `call`: `args` (its attribute `raw`, decoded, unwrapped) when
+    an object; `raw` itself when it is JSON text gone wrong (read as a malformed call, as
+    elsewhere); else `args_unusable`, the span recorded something other than the arguments
+    (LangChain's tracer records a tool's input string, "C-9")."""
+    if type(args) is dict:
+        call["args"] = args
+    elif type(raw) is str and raw.lstrip()[:1] == "{":
+        call["args"] = raw
+    else:
+        call["args_unusable"] = raw
+
+
 def bound_arguments(value: Any) -> Any:
     """A tool's bound arguments, as instrumentations that record a Python call write them
     (`{"kwargs": {...}}`, `{"args": [], "kwargs": {...}}`, smolagents' `sanitize_inputs_outputs`),

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._span import Span, SpanConvention, SpanRead, json_value
+from ._span import Span, SpanConvention, SpanRead, json_value, put_args
 
 TOOL_SPAN = "haystack.agent.step.tool"
 TOOL_NAME = "haystack.tool.name"
@@ -51,14 +51,7 @@ def _tool_span(span: Span) -> SpanRead:
         return SpanRead(note=f"a {TOOL_SPAN} span has no {TOOL_NAME}")
     call: dict[str, Any] = {"tool": name}
     if TOOL_INPUT in attrs:
-        raw = attrs[TOOL_INPUT]
-        value = json_value(raw)
-        if type(value) is dict:
-            call["args"] = value
-        elif type(raw) is str and raw.lstrip()[:1] == "{":
-            call["args"] = raw  # JSON cut short: read as a malformed call, as elsewhere
-        else:
-            call["args_unusable"] = raw
+        put_args(call, attrs[TOOL_INPUT], json_value(attrs[TOOL_INPUT]))
     else:
         call["args_hidden"] = CONTENT_OFF
     output = json_value(attrs[TOOL_OUTPUT]) if TOOL_OUTPUT in attrs else None

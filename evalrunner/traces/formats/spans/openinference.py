@@ -22,6 +22,7 @@ from ._span import (
     bound_arguments,
     indexed,
     json_value,
+    put_args,
 )
 
 KIND = "openinference.span.kind"
@@ -43,14 +44,7 @@ def read(span: Span) -> SpanRead | None:
         if text == REDACTED:
             call["args_hidden"] = f"input.value {REDACTED}"
         elif "input.value" in attrs:
-            args = bound_arguments(json_value(text))
-            if type(args) is dict:
-                call["args"] = args
-            elif type(text) is str and text.lstrip()[:1] == "{":
-                call["args"] = text  # JSON the model got wrong: read as malformed, as elsewhere
-            else:
-                # LangChain's tracer records the tool's input string ("C-9"), not its arguments
-                call["args_unusable"] = text
+            put_args(call, text, bound_arguments(json_value(text)))
         if attrs.get("output.value", REDACTED) != REDACTED:
             call["result"] = _tool_output(attrs["output.value"])
             if _failed(attrs["output.value"]):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._span import Span, SpanConvention, SpanRead, json_value
+from ._span import Span, SpanConvention, SpanRead, json_value, put_args
 
 OPERATION = "ai.operationId"
 TOOL_SPAN = "ai.toolCall"
@@ -59,14 +59,7 @@ def read(span: Span) -> SpanRead | None:
         return SpanRead(note=f"an {TOOL_SPAN} span has no {NAME}")
     call: dict[str, Any] = {"tool": name}
     if ARGS in attrs:
-        raw = attrs[ARGS]
-        value = json_value(raw)
-        if type(value) is dict:
-            call["args"] = value
-        elif type(raw) is str and raw.lstrip()[:1] == "{":
-            call["args"] = raw  # JSON cut short: read as a malformed call, as elsewhere
-        else:
-            call["args_unusable"] = raw
+        put_args(call, attrs[ARGS], json_value(attrs[ARGS]))
     else:
         call["args_hidden"] = HIDDEN
     if RESULT in attrs:
