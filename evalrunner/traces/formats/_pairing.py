@@ -146,3 +146,27 @@ def is_str_in(value: Any, names: frozenset[str] | set[str]) -> bool:
     """`value in names` for a value read from a trace: a list or an object there (unhashable) is
     simply not one of the names, not a TypeError."""
     return type(value) is str and value in names
+
+
+def message_parts(record: dict[str, Any], key: str) -> list[dict[str, Any]] | str:
+    """The objects in each message's `key` list (Haystack's `content`, Semantic Kernel's
+    `items`), in order, parts that are not objects skipped; why none, when the record has no
+    `messages` list or a message is not an object."""
+    messages = record.get("messages")
+    if type(messages) is not list:
+        return 'no "messages" list'
+    out: list[dict[str, Any]] = []
+    for i, m in enumerate(messages):
+        if type(m) is not dict:
+            return f"message {i} is not an object"
+        parts = m.get(key)
+        out.extend(p for p in (parts if type(parts) is list else ()) if type(p) is dict)
+    return out
+
+
+def has_part(message: Any, key: str, test: Callable[[dict[str, Any]], bool]) -> bool:
+    """A message (an object) with an object in its `key` list that passes `test`."""
+    if type(message) is not dict:
+        return False
+    parts = message.get(key)
+    return type(parts) is list and any(type(p) is dict and test(p) for p in parts)

@@ -12,44 +12,41 @@ from __future__ import annotations
 from typing import Any
 
 from ..format import TraceFormat
-from ._pairing import Pairer, has_messages, messages_kind, native_call, openai_reply
+from ._pairing import (
+    Pairer,
+    has_messages,
+    has_part,
+    message_parts,
+    messages_kind,
+    native_call,
+    openai_reply,
+)
 
 
 def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
-    messages = record.get("messages")
-    if type(messages) is not list:
-        return 'no "messages" list'
+    parts = message_parts(record, "content")
+    if isinstance(parts, str):
+        return parts
     pairer = Pairer()
-    for i, m in enumerate(messages):
-        if type(m) is not dict:
-            return f"message {i} is not an object"
-        content = m.get("content")
-        for part in content if type(content) is list else []:
-            if type(part) is not dict:
-                continue
-            call = part.get("tool_call")
-            if type(call) is dict:
-                pairer.call(native_call(call.get("tool_name"), call, "arguments"), call.get("id"))
-                continue
-            result = part.get("tool_call_result")
-            if type(result) is dict:
-                origin = result.get("origin")
-                call_id = origin.get("id") if type(origin) is dict else None
-                fields: dict[str, Any] = {"result": openai_reply(result.get("result"))}
-                if result.get("error") is True:
-                    fields["is_error"] = True
-                pairer.reply(call_id, fields)
+    for part in parts:
+        call = part.get("tool_call")
+        if type(call) is dict:
+            pairer.call(native_call(call.get("tool_name"), call, "arguments"), call.get("id"))
+            continue
+        result = part.get("tool_call_result")
+        if type(result) is dict:
+            origin = result.get("origin")
+            call_id = origin.get("id") if type(origin) is dict else None
+            fields: dict[str, Any] = {"result": openai_reply(result.get("result"))}
+            if result.get("error") is True:
+                fields["is_error"] = True
+            pairer.reply(call_id, fields)
     return pairer.calls
 
 
 def _claims(message: Any) -> bool:
     """A message with a `tool_call` or `tool_call_result` content (Haystack's to_dict())."""
-    if type(message) is not dict:
-        return False
-    content = message.get("content")
-    return type(content) is list and any(
-        type(p) is dict and ("tool_call" in p or "tool_call_result" in p) for p in content
-    )
+    return has_part(message, "content", lambda p: "tool_call" in p or "tool_call_result" in p)
 
 
 def _detect(record: Any) -> bool:

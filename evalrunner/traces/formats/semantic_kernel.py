@@ -13,7 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..format import TraceFormat
-from ._pairing import Pairer, has_messages, is_str_in, messages_kind, openai_reply
+from ._pairing import (
+    Pairer,
+    has_messages,
+    has_part,
+    is_str_in,
+    message_parts,
+    messages_kind,
+    openai_reply,
+)
 
 ITEM_TYPES = frozenset({"function_call", "function_result"})
 
@@ -24,36 +32,25 @@ def _tool(item: dict[str, Any]) -> Any:
 
 
 def calls(record: dict[str, Any]) -> list[dict[str, Any]] | str:
-    messages = record.get("messages")
-    if type(messages) is not list:
-        return 'no "messages" list'
+    items = message_parts(record, "items")
+    if isinstance(items, str):
+        return items
     pairer = Pairer()
-    for i, m in enumerate(messages):
-        if type(m) is not dict:
-            return f"message {i} is not an object"
-        items = m.get("items")
-        for item in items if type(items) is list else []:
-            if type(item) is not dict:
-                continue
-            kind = item.get("content_type")
-            if kind == "function_call":
-                call: dict[str, Any] = {"tool": _tool(item)}
-                if "arguments" in item:
-                    call["args"] = {} if item["arguments"] is None else item["arguments"]
-                pairer.call(call, item.get("id"))
-            elif kind == "function_result":
-                pairer.reply(item.get("id"), {"result": openai_reply(item.get("result"))})
+    for item in items:
+        kind = item.get("content_type")
+        if kind == "function_call":
+            call: dict[str, Any] = {"tool": _tool(item)}
+            if "arguments" in item:
+                call["args"] = {} if item["arguments"] is None else item["arguments"]
+            pairer.call(call, item.get("id"))
+        elif kind == "function_result":
+            pairer.reply(item.get("id"), {"result": openai_reply(item.get("result"))})
     return pairer.calls
 
 
 def _claims(message: Any) -> bool:
     """A ChatMessageContent with function_call / function_result items."""
-    if type(message) is not dict:
-        return False
-    items = message.get("items")
-    return type(items) is list and any(
-        type(it) is dict and is_str_in(it.get("content_type"), ITEM_TYPES) for it in items
-    )
+    return has_part(message, "items", lambda it: is_str_in(it.get("content_type"), ITEM_TYPES))
 
 
 def _detect(record: Any) -> bool:
