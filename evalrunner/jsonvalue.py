@@ -192,6 +192,17 @@ def loads(data: bytes | str) -> Any:
     return loads_exact(raw)
 
 
+def decoded(value: Any) -> Any:
+    """A value that may be JSON text (a framework that stores every attribute as JSON: MLflow,
+    CrewAI's event arguments), decoded; text that is not JSON, and any other value, as it is."""
+    if type(value) is str:
+        try:
+            return loads(value)
+        except ValueError:
+            return value
+    return value
+
+
 def loads_exact(raw: bytes) -> Any:
     """JSON text read with the standard parser, which keeps integers beyond 64 bits (`loads`
     takes it when a scan says the text may hold one). ValueError as `loads`; nesting beyond the

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...jsonvalue import loads
+from ...jsonvalue import decoded
 from ..format import TraceFormat
 
 STARTED = "tool_usage_started"
@@ -125,16 +125,7 @@ def _started(
 
 
 def _same(a: Any, b: Any) -> bool:
-    return bool(_read(a) == _read(b))
-
-
-def _read(value: Any) -> Any:
-    if type(value) is str:
-        try:
-            return loads(value)
-        except ValueError:
-            return value
-    return value
+    return bool(decoded(a) == decoded(b))
 
 
 def _detect(record: Any) -> bool:

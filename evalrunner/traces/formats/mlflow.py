@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...jsonvalue import loads
+from ...jsonvalue import decoded
 from ..format import DEFAULT_CASE_PATHS, DEFAULT_RUN_PATHS, TraceFormat
 
 SPAN_TYPE = "mlflow.spanType"
@@ -49,13 +49,7 @@ def _spans(record: dict[str, Any]) -> Any:
 
 def _attr(attrs: dict[str, Any], key: str) -> Any:
     """An attribute as MLflow means it: JSON text decoded (a value that is not JSON as it is)."""
-    value = attrs.get(key)
-    if type(value) is str:
-        try:
-            return loads(value)
-        except ValueError:
-            return value
-    return value
+    return decoded(attrs.get(key))
 
 
 def _start(span: dict[str, Any]) -> int | None:
