@@ -574,3 +574,27 @@ def test_a_tool_span_it_cannot_read_is_never_left_out_of_the_run(tmp_path):
     assert "has no gen_ai.tool.name" in error["error"]
     assert "retry" not in verdicts(doc)
     assert verdicts(doc) == {k: v for k, v in SCENARIO.items() if k != "retry"}
+
+
+def test_base64_trace_ids_that_differ_in_case_are_two_traces():
+    """protobuf's JSON mapping writes a trace id as base64, which tells `a` from `A`: lowering
+    it (as hex ids are) would make two traces one run. Hex ids still meet in one spelling."""
+    ids = ("W47/95gDgQPSabYzgT/GDA==", "w47/95gDgQPSabYzgT/GDA==")
+    good = tool_attrs("call_a", GOOD, result='{"id": "C-1"}')
+    spans = [
+        span
+        for n, trace in enumerate(ids)
+        for span in (
+            otlp_span(f"00f067aa0ba902b{n}", ROOT_SPAN, T0 + 1_000, good, trace=trace),
+            agent_root(trace=trace, **{"evalrun.case_id": "lookup"}),
+        )
+    ]
+    runs = read(batch(*spans))
+    assert sorted(r.run_id for r in runs) == sorted(ids)
+    assert all(len(r.calls) == 1 for r in runs)
+    hex_spans = [
+        otlp_span("00f067aa0ba902b7", ROOT_SPAN, T0 + 1_000, good, trace="0X" + TRACE.upper()),
+        agent_root(**{"evalrun.case_id": "lookup"}),
+    ]
+    [run] = read(batch(*hex_spans))
+    assert run.run_id == TRACE and len(run.calls) == 1

@@ -9,6 +9,7 @@ trace's last line in its file (or, without a pre-pass, its root span), within th
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -614,9 +615,16 @@ def _any_value(value: Any) -> Any:
 
 
 def _hex_id(value: Any) -> str | None:
+    """A trace or span id as one spelling: hex (OTLP/JSON, the SDKs' `0x...`) in lower case
+    without `0x`; any other id (base64, as protobuf's own JSON mapping writes bytes) as it is,
+    since base64 tells `a` from `A` and two traces must not become one."""
     if type(value) is not str or not value:
         return None
-    return value[2:].lower() if value[:2] in ("0x", "0X") else value.lower()
+    digits = value[2:] if value[:2] in ("0x", "0X") else value
+    return digits.lower() if digits and _HEX.fullmatch(digits) else value
+
+
+_HEX = re.compile(r"[0-9a-fA-F]+")
 
 
 def _nanos(value: Any) -> int | None:
