@@ -17,9 +17,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-from jsonschema.validators import validator_for
-
 from ..jsonvalue import MAX_DEPTH, json_kind, too_deep
 from ..model import InputError, Tool
 from ..pointer import Loc
@@ -33,6 +30,7 @@ from .annotations import (
 )
 from .files import list_files, read_json_file
 from .params import read_params
+from .schema_quick import surely_valid
 from .tool_formats import DECLARATIONS, OPENAPI_TYPES, detect_format, gemini_declaration
 
 
@@ -168,6 +166,11 @@ def check_schema(schema: dict[str, Any], where: str) -> None:
             f"{where}: the parameters are nested more than {MAX_DEPTH} levels deep; evalrun "
             f"reads schemas up to {MAX_DEPTH} levels: flatten them"
         )
+    if surely_valid(schema):
+        return  # the common case, told without importing jsonschema (start-up: issue 31)
+    import jsonschema
+    from jsonschema.validators import validator_for
+
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)
