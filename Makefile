@@ -79,7 +79,12 @@ endif
 
 native: $(NATIVE_STAMP)
 
+# The package's bytecode, written once: an editable install leaves it to the first import, and a
+# machine that sets PYTHONDONTWRITEBYTECODE then compiles every module on every start (about half
+# of `evalrun score`'s start-up there; BENCHMARKS.md, "Issue 31: start-up"). Only changed files
+# are compiled again; Python reads a .pyc only while its source is unchanged.
 run: $(RUN_STAMP) $(NATIVE_STAMP)
+	@$(BIN)/python -m compileall -q evalrunner
 	$(BIN)/evalrun score traces/
 
 # Where cargo is, the suite runs on the native core, required (EVALRUN_CORE=native: a broken

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Final
 
 from ..model import InputError, NormSpec
@@ -53,10 +54,7 @@ def check_annotations(
     for key in node:
         if not isinstance(key, str) or key in allowed:
             continue
-        looks = _ANNOTATION_LIKE.match(key) or any(
-            _close(key.lower(), name) for name in ANNOTATIONS
-        )
-        if not looks:
+        if not _looks_like_annotation(key):
             continue
         places: dict[str, list[str]] = {}
         for name, place in ANNOTATIONS.items():
@@ -74,6 +72,16 @@ def check_annotations(
             hint = f"; did you mean {meant[close[0]]!r}?" if close else ""
             problem = f"unknown annotation {key!r}{hint}"
         raise InputError(f"{where}: {problem} (at {json_path((*at, key))}; evalrun reads {known})")
+
+
+@lru_cache(maxsize=4096)
+def _looks_like_annotation(key: str) -> bool:
+    """Whether a key means to be an annotation: its spelling, or a near miss of one. Every
+    schema node asks this of each of its keys, which are mostly the same few (`type`,
+    `description`): the answer is kept."""
+    return bool(_ANNOTATION_LIKE.match(key)) or any(
+        _close(key.lower(), name) for name in ANNOTATIONS
+    )
 
 
 def _close(key: str, name: str) -> bool:
