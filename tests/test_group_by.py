@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from evalrunner.cli import app
 from evalrunner.summary import Summary
-from tests.conftest import one_line
+from tests.conftest import FRAMEWORKS, one_line, score_fixture
 
 TOOL = {
     "name": "lookup",
@@ -157,6 +157,70 @@ def test_a_span_attribute_of_an_otel_trace(project):
         "gpt-4.1": 1,
         "gpt-4.1-mini": 1,
     }
+
+
+# (fixture written by the framework, KEY, the groups): spans of one trace that disagree on KEY
+# (LangGraph's CHAIN and LLM spans, its two ls_integration values; pydantic-ai's agent and chat
+# spans) give the run the value of its earliest span, the outermost; the run is scored as it is
+# without --group-by (these made every run unscoreable: "its spans disagree on ...").
+SPAN_GROUPS = [
+    ("langgraph-openinference.jsonl", "openinference.span.kind", {"CHAIN": 4}),
+    ("langgraph-openinference.jsonl", "metadata.ls_integration", {"langgraph": 4}),
+    ("pydantic-ai-spans-v5-flat.jsonl", "gen_ai.operation.name", {"invoke_agent": 4}),
+    ("openai-client-openllmetry.jsonl", "gen_ai.request.model", {"gpt-4.1": 4}),
+    ("vercel-ai-spans.jsonl", "ai.model.id", {"gpt-4.1": 4}),
+    ("langfuse-spans.jsonl", "langfuse.observation.model.name", {"scripted": 4}),
+    ("openai-agents-tracing.jsonl", "workflow_name", {"billing": 4}),
+]
+
+
+@pytest.mark.parametrize(("fixture", "key", "groups"), SPAN_GROUPS)
+def test_a_span_attribute_the_spans_disagree_on_groups_by_the_earliest(fixture, key, groups):
+    plain = score_fixture(FRAMEWORKS / fixture)
+    grouped = score_fixture(FRAMEWORKS / fixture, "--group-by", key)
+    assert {k: g["runs"] for k, g in grouped["summary"]["groups"].items()} == groups
+    assert grouped["errors"] == plain["errors"] == []
+    assert [(r["run_id"], r["verdict"]) for r in grouped["runs"]] == [
+        (r["run_id"], r["verdict"]) for r in plain["runs"]
+    ]
+
+
+def test_spans_that_disagree_on_the_case_id_stay_unscoreable_under_group_by(project):
+    """A group is a label; a case id is not: spans naming two cases still make the run
+    unscoreable, with --group-by on that very attribute too."""
+    rows = [
+        {
+            "name": name,
+            "context": {"trace_id": "0xb1", "span_id": span_id},
+            "parent_id": parent,
+            "start_time": f"2026-01-01T00:00:0{span_id[-1]}Z",
+            "attributes": attrs,
+        }
+        for name, span_id, parent, attrs in (
+            (
+                "execute_tool lookup",
+                "0x01",
+                "0x00",
+                {
+                    "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": "lookup",
+                    "gen_ai.tool.call.arguments": '{"q": "a"}',
+                    "evalrun.case_id": "b",
+                },
+            ),
+            ("invoke_agent", "0x00", None, {"evalrun.case_id": "a"}),
+        )
+    ]
+    write(project / "traces" / "spans.jsonl", jsonl(rows))
+    for args in ((), ("--group-by", "evalrun.case_id")):
+        result = invoke("score", "traces", "--format", "json", *args)
+        assert result.exit_code == 2
+        assert json.loads(result.stdout)["errors"] == [
+            {
+                "error": "otel: trace b1: its spans disagree on evalrun.case_id ('b', 'a')",
+                "source": "traces/spans.jsonl:1",
+            }
+        ]
 
 
 def test_a_key_found_in_no_run_warns_and_fails_under_strict(project):

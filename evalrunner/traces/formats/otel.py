@@ -72,6 +72,10 @@ class _Trace(Trace):
     renames: dict[str, str] = field(default_factory=dict)
     """Tool names read as others (`SpanRead.renames`)."""
     conflict: str | None = None
+    group: tuple[tuple[bool, int, int], Any] | None = None
+    """`--group-by`: the value of its span attribute on the earliest span that has it, with that
+    span's place ((no start time, start time, arrival)): spans may disagree (a model per step),
+    and the run is scored as it is without --group-by."""
     genai: bool = False
     models: bool = False
     """A model (LLM or chat) span is in the trace."""
@@ -105,16 +109,20 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
         self.run_keys = run_keys
         self.conventions = conventions
         self.group_key = group_key
-        """`--group-by`: a span attribute, kept from any span of the trace."""
-        self._keys = (*case_keys, *run_keys, WORLD_ATTR, *((group_key,) if group_key else ()))
+        """`--group-by`: a span attribute, kept from the earliest span of the trace that has it."""
         self._markers = tuple((c.marker, c.model_kinds) for c in conventions if c.marker)
         """(attribute, its model values) that make a span one of a convention read."""
         json_ids = tuple(p for c in conventions for p in c.json_ids)
-        self._lookups = tuple(
-            (key, _prefixes(key), bool(json_ids) and key.startswith(json_ids)) for key in self._keys
-        )
-        """Each key looked for on every span, split once (`_prefixes`), and whether its value is
-        JSON text (`SpanConvention.json_ids`)."""
+
+        def lookup(key: str) -> _Lookup:
+            return key, _prefixes(key), bool(json_ids) and key.startswith(json_ids)
+
+        self._lookups = tuple(map(lookup, (*case_keys, *run_keys, WORLD_ATTR)))
+        """Each id key looked for on every span, split once (`_prefixes`), and whether its value
+        is JSON text (`SpanConvention.json_ids`): spans that disagree on one make the run
+        unscoreable."""
+        self._group_lookup = lookup(group_key) if group_key else None
+        """The --group-by key, looked for the same way; spans may disagree on it (not an id)."""
 
     def spans(self, record: Any) -> list[_Span] | str:
         return _otel_spans(record)
@@ -139,19 +147,21 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
                 trace.unknown.append(span.name or "(unnamed)")
             if _mentions_tools(span.name, attrs):
                 trace.tools_named += 1
-        for key, prefixes, json_text in self._lookups:
-            value = attrs.get(key)
-            if value is None:
-                for name, rest in prefixes:
-                    if name in attrs:
-                        value = walk(attrs[name], rest)
-                        break
-            if json_text and type(value) is str:
-                value = _json_text(value)
+        for lookup in self._lookups:
+            value = _looked_up(attrs, lookup)
             if value is not None:
+                key = lookup[0]
                 seen = trace.ids.setdefault(key, value)
                 if seen != value and trace.conflict is None:
                     trace.conflict = f"its spans disagree on {key} ({seen!r}, {value!r})"
+        if self._group_lookup is not None:
+            value = _looked_up(attrs, self._group_lookup)
+            # Spans disagree on a model or a step's kind (a router's two models, CHAIN and LLM):
+            # a group is a label, not an id, so the earliest span's value names the run (the
+            # outermost, which starts first), whatever order the spans were written in.
+            place = (span.start is None, span.start or 0, trace.spans)
+            if value is not None and (trace.group is None or place < trace.group[0]):
+                trace.group = (place, value)
         held = 0
         view = Span(span.name, attrs, span.error, span.message, span.events)
         unrecorded: str | None = None
@@ -227,7 +237,7 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
             "meta": {"trace_id": trace.trace_id},
         }
         key = self.group_key
-        logged = {key: trace.ids[key]} if key is not None and key in trace.ids else None
+        logged = {key: trace.group[1]} if key is not None and trace.group is not None else None
         return LoggedRecord(native, trace.source, logged)
 
 
@@ -428,6 +438,25 @@ def _carry_errors(requested: list[dict[str, Any]], executed: list[dict[str, Any]
                 call["error"] = ran[n]["error"]
             if "result" not in call and "result" in ran[n]:
                 call["result"] = ran[n]["result"]
+
+
+_Lookup = tuple[str, tuple[tuple[str, tuple[str, ...]], ...], bool]
+"""A key looked for on every span: the key, `_prefixes(key)`, and whether its value is JSON
+text."""
+
+
+def _looked_up(attrs: dict[str, Any], lookup: _Lookup) -> Any:
+    """A span's value at a looked-for key (`OtelGrouper._lookups`); None when it has none."""
+    key, prefixes, json_text = lookup
+    value = attrs.get(key)
+    if value is None:
+        for name, rest in prefixes:
+            if name in attrs:
+                value = walk(attrs[name], rest)
+                break
+    if json_text and type(value) is str:
+        value = _json_text(value)
+    return value
 
 
 def _prefixes(key: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
