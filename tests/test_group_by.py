@@ -171,6 +171,9 @@ SPAN_GROUPS = [
     ("vercel-ai-spans.jsonl", "ai.model.id", {"gpt-4.1": 4}),
     ("langfuse-spans.jsonl", "langfuse.observation.model.name", {"scripted": 4}),
     ("openai-agents-tracing.jsonl", "workflow_name", {"billing": 4}),
+    # a resource attribute, which every span of the process carries: flat, and in OTLP batches
+    ("langgraph-openinference.jsonl", "service.name", {"unknown_service:python": 4}),
+    ("vercel-ai-spans.jsonl", "service.name", {"billing-agent": 4}),
 ]
 
 

@@ -47,6 +47,9 @@ class _Span:
     message: str | None = None
     events: tuple[tuple[str, dict[str, Any]], ...] = ()
     """The span's GenAI events (`gen_ai.*`), as (name, attributes)."""
+    resource: dict[str, Any] | None = None
+    """Its resource's attributes (`service.name`, `service.version`), where `--group-by` looks
+    after the span's own."""
 
 
 @dataclass(slots=True, eq=False)
@@ -156,6 +159,8 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
                     trace.conflict = f"its spans disagree on {key} ({seen!r}, {value!r})"
         if self._group_lookup is not None:
             value = _looked_up(attrs, self._group_lookup)
+            if value is None and span.resource:
+                value = _looked_up(span.resource, self._group_lookup)
             # Spans disagree on a model or a step's kind (a router's two models, CHAIN and LLM):
             # a group is a label, not an id, so the earliest span's value names the run (the
             # outermost, which starts first), whatever order the spans were written in.
@@ -514,6 +519,7 @@ def _otel_spans(record: Any) -> list[_Span] | str:
         scopes = rs.get("scopeSpans") if type(rs) is dict else None
         if type(scopes) is not list:
             return "a resourceSpans entry has no scopeSpans list"
+        resource = _resource(rs)
         for ss in scopes:
             raw = ss.get("spans") if type(ss) is dict else None
             if type(raw) is not list:
@@ -521,15 +527,25 @@ def _otel_spans(record: Any) -> list[_Span] | str:
             for span in raw:
                 if type(span) is not dict:
                     return "a span is not an object"
-                spans.append(_otlp_span(span))
+                spans.append(_otlp_span(span, resource))
     return spans
+
+
+def _resource(holder: dict[str, Any]) -> dict[str, Any] | None:
+    """The attributes of a batch's or a flat span's `resource` (OTLP's key/value list, or the
+    Python SDK's object); None when it has none."""
+    resource = holder.get("resource")
+    raw = resource.get("attributes") if type(resource) is dict else None
+    if type(raw) is dict:
+        return raw
+    return _otlp_attributes(raw) if type(raw) is list else None
 
 
 # OTLP span flags: the parent's is-remote bit is known (0x100), and it is set (0x200).
 _PARENT_REMOTE = 0x300
 
 
-def _otlp_span(span: dict[str, Any]) -> _Span:
+def _otlp_span(span: dict[str, Any], resource: dict[str, Any] | None = None) -> _Span:
     parent = span.get("parentSpanId")
     flags = span.get("flags")
     remote = type(flags) is int and flags & _PARENT_REMOTE == _PARENT_REMOTE
@@ -545,6 +561,7 @@ def _otlp_span(span: dict[str, Any]) -> _Span:
         name=_text(span.get("name")),
         message=_message(status),
         events=_events(span.get("events")),
+        resource=resource,
     )
 
 
@@ -571,6 +588,7 @@ def _flat_span(span: dict[str, Any]) -> _Span:
         name=_text(span.get("name")),
         message=_message(status),
         events=_events(span.get("events")),
+        resource=_resource(span),
     )
 
 
