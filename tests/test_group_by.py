@@ -384,3 +384,16 @@ def test_diff_group_by_with_a_results_file_scored_without_it_exits_2(project):
     again = invoke("diff", "g.json", "traces", "--group-by", "model", "--format", "json")
     assert again.exit_code == 0, again.output
     assert list(json.loads(again.stdout)["groups"]) == ["m1"]
+
+
+def test_the_help_says_where_key_is_looked_for():
+    """It said "a field of each trace record ... of the native record they are read into",
+    which is where --group-by looked before it read the record as logged."""
+    shown = one_line(invoke("score", "--help").stdout)
+    assert (
+        "--group-by KEY Also summarize per value of KEY, a dotted path into each trace record "
+        "as logged, in any format (model, metadata.prompt; a span or resource attribute for "
+        "span formats, gen_ai.request.model), else the run's meta; case.tags groups by the "
+        "cases' tags." in shown
+    )
+    assert "native record" not in shown

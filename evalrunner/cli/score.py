@@ -117,9 +117,11 @@ def score(
         typer.Option(
             "--group-by",
             metavar="KEY",
-            help="Also summarize per value of KEY, a field of each trace record, dotted for "
-            "nesting (meta.model; for other trace formats, of the native record they are read "
-            "into). Runs without it form the group (none).",
+            help="Also summarize per value of KEY, a dotted path into each trace record as "
+            "logged, in any format (model, metadata.prompt; a span or resource attribute for "
+            "span formats, gen_ai.request.model), else the run's meta; case.tags groups by the "
+            "cases' tags. Runs without it form the group (none); a KEY no run has is a warning "
+            "(exit 2 with --strict).",
             show_default=False,
         ),
     ] = None,
