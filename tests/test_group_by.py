@@ -368,6 +368,22 @@ def test_diff_group_by_gives_each_groups_rates_and_flips(project):
     assert "m2 0.0% (0) 50.0% (2) +50.0 pts 1 0 1" in one_line(table.stdout)
 
 
+def test_diff_group_by_a_key_found_in_no_run_warns_as_score_does(project):
+    """diff printed one group, (none), without a word: a typo read as a result."""
+    write(project / "old" / "t.jsonl", jsonl([anthropic("a", "m1", "a", "r1")]))
+    write(project / "new" / "t.jsonl", jsonl([anthropic("a", "m1", "x", "r1")]))
+    typo = invoke("diff", "old", "new", "--group-by", "modle", "--format", "json")
+    assert typo.exit_code == 0, typo.output
+    assert list(json.loads(typo.stdout)["groups"]) == ["(none)"]
+    assert (
+        "warning: --group-by modle: no run has a value there, so every run is in (none)"
+        in one_line(typo.stderr)
+    )
+    found = invoke("diff", "old", "new", "--group-by", "model", "--format", "json")
+    assert list(json.loads(found.stdout)["groups"]) == ["m1"]
+    assert "warning" not in found.stderr
+
+
 def test_diff_group_by_with_a_results_file_scored_without_it_exits_2(project):
     write(project / "traces" / "t.jsonl", jsonl([anthropic("a", "m1", "a", "r1")]))
     assert invoke("score", "traces", "--format", "json", "--output", "plain.json").exit_code == 0

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from ..diff import diff as run_diff
 from ..diff import gates
+from ..summary.groups import NO_GROUP, no_group_found
 from ..traces.limits import MAX_LINE_BYTES
 from ..words import counted
 from ..write.diff_html import render_diff
@@ -196,6 +197,9 @@ def diff(
         if unscoreable and side.kind != "results":
             lines = counted(unscoreable, "trace line")
             err.print(Text(f"{name}: {lines} could not be scored (not compared)"))
+    if result.group_by is not None and [name for name, _ in result.groups] == [NO_GROUP]:
+        # as score says it: a job meant to compare models must not read one group as a result
+        err.print(Text(f"warning: {no_group_found(result.group_by)}"), soft_wrap=True)
     if result.suspect_rules:
         rules = ", ".join(f"{s.norm} on {s.tool}.{s.param}" for s in result.suspect_rules)
         err.print(
