@@ -150,6 +150,17 @@ def test_gates_from_the_settings_file_are_named_with_it(suite):
     )
 
 
+def test_the_paired_test_set_in_the_file_says_why_it_cannot_fire_naming_the_setting(suite):
+    # it said "note: --fail-on-regression: ..." to a user who never typed the flag
+    write(suite / "evalrun.toml", "fail_on_regression = true\n")
+    result = invoke("diff", "old", "new")
+    assert result.exit_code == 0, result.output
+    assert (
+        "note: fail_on_regression in evalrun.toml: the paired test cannot reach p < 0.05 with 4 "
+        "cases moving (it needs at least 6, all one way)" in one_line(result.stderr)
+    )
+
+
 def test_a_gate_setting_of_the_wrong_type_exits_2(suite):
     write(suite / "evalrun.toml", 'fail_on_suspect = "yes"\n')
     result = invoke("diff", "old", "new")

@@ -234,7 +234,8 @@ def diff(
     if fail_on_regression and not fired:
         why = gates.cannot_fire(result, alpha)
         if why is not None:
-            err.print(Text(f"note: --fail-on-regression: {why}"), soft_wrap=True)
+            gate = named("fail_on_regression", "--fail-on-regression")
+            err.print(Text(f"note: {gate}: {why}"), soft_wrap=True)
     for g in fired:
         err.print(Text(g.message), soft_wrap=True)
     if fired:
