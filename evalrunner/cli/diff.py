@@ -19,9 +19,11 @@ from ..write.diff_table import render
 from ..write.results import dumps
 from .common import (
     EXIT_THRESHOLD,
+    PER_CALL_READING,
     CaseKeyOpt,
     MaxLineOpt,
     OutputOpt,
+    Reported,
     RunKeyOpt,
     TraceFormatOpt,
     check_rate,
@@ -150,6 +152,15 @@ def diff(
             show_default=False,
         ),
     ] = None,
+    reported: Annotated[
+        Reported,
+        typer.Option(
+            "--reported",
+            help="How the reported (exact-match) check reads the runs of a side diff scores "
+            "(trace sets, revisions), as score --reported: per-call or list. A results file "
+            "keeps the reading it was scored with; both sides must read alike.",
+        ),
+    ] = PER_CALL_READING,
     trace_format: TraceFormatOpt = None,
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
@@ -180,6 +191,7 @@ def diff(
             pairing=pairing.value,
             reading=reading_of(trace_format, case_key, run_key, max_line_bytes),
             group_by=group_by,
+            reported=reported.value,
         )
     with output_stream(output, inputs=[old, new, traces], config=[tools, cases]) as out:
         if format is DiffFormat.json:
