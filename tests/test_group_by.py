@@ -4,6 +4,7 @@ the bound on the number of groups; `diff --group-by`."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -366,6 +367,41 @@ def test_diff_group_by_gives_each_groups_rates_and_flips(project):
     table = invoke("diff", "old", "new", "--group-by", "model")
     assert "By model" in table.stdout
     assert "m2 0.0% (0) 50.0% (2) +50.0 pts 1 0 1" in one_line(table.stdout)
+
+
+def test_the_diff_page_has_each_groups_rates_flips_and_test(project):
+    """The page drew no group: `diff --group-by model --format html` dropped them silently."""
+    old = [anthropic("a", m, "a", f"o{i}") for i, m in enumerate(["m1", "m2", "m2", "m1"])]
+    new = [
+        anthropic("a", m, "x" if m == "m2" else "a", f"o{i}")
+        for i, m in enumerate(["m1", "m2", "m2", "m1"])
+    ]
+    write(project / "old" / "t.jsonl", jsonl(old))
+    write(project / "new" / "t.jsonl", jsonl(new))
+    doc = json.loads(invoke("diff", "old", "new", "--group-by", "model", "-f", "json").stdout)
+    assert (
+        invoke("diff", "old", "new", "--group-by", "model", "-f", "html", "-o", "d.html").exit_code
+        == 0
+    )
+    page = (project / "d.html").read_text()
+    section = page.split("<section id=groups>", 1)[1].split("</section>", 1)[0]
+    assert "<h2>By model</h2>" in section
+    rows = [
+        [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        for row in re.findall(r"<tr><td>.*?</tr>", section)
+    ]
+    assert rows == [
+        ["m1", "2", "2", "0.0% (0)", "0.0% (0)", "0.0 pts", "0", "0", "0", "1"],
+        ["m2", "2", "2", "0.0% (0)", "100.0% (2)", "+100.0 pts", "2", "0", "2", "0.5"],
+    ]
+    # each number the page marks is the JSON's
+    for key, text in re.findall(r'data-k="([^"]+)">([^<]*)<', section):
+        path = json.loads(key.replace("&quot;", '"'))
+        value = doc
+        for part in path:
+            value = value[part]
+        assert text == f"{value:,}", path
+    assert "<section id=groups>" not in invoke("diff", "old", "new", "-f", "html").stdout
 
 
 def test_diff_group_by_a_key_found_in_no_run_warns_as_score_does(project):
