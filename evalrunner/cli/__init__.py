@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 try:
     from typer._click.utils import make_default_short_help
@@ -92,10 +92,32 @@ def load_command(name: str) -> Any:
             rich_markup_mode=app.rich_markup_mode,
             suggest_commands=app.suggest_commands,
         )
-    info = typer.models.CommandInfo(name=name, callback=found)
+    info = typer.models.CommandInfo(name=name, callback=found, cls=_Command)
     return typer.main.get_command_from_info(
         info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=None
     )
+
+
+class _Command(TyperCommand):
+    """A command whose `--help` shows the values the settings file gives (`_main` puts them in
+    the context's default map) for every option: typer shows a flag's own default
+    (`[default: no-fail-on-suspect]` under `fail_on_suspect = true`), and nothing for an option
+    whose default is hidden (`--group-by`, `--fail-above-delta`)."""
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        given = ctx.default_map or {}
+        swapped = [
+            (p, p.default, p.show_default)
+            for p in self.get_params(ctx)
+            if isinstance(p, TyperOption) and p.name in given
+        ]
+        try:
+            for p, _, _ in swapped:
+                p.default, p.show_default = given[p.name], True
+            super().format_options(ctx, formatter)
+        finally:  # the command is made once per process: the next invocation's help is its own
+            for p, default, shown in swapped:
+                p.default, p.show_default = default, shown
 
 
 class _Commands(MutableMapping[str, Any]):

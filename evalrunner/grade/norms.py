@@ -605,10 +605,18 @@ def load_registry(plugin_files: Sequence[str | Path] | None = None) -> dict[str,
             )
         _register(registry, norm, ep.value)
     files = _PLUGIN_FILES if plugin_files is None else tuple(Path(f) for f in plugin_files)
+    read: set[Path] = set()
+    seen: set[int] = set()
     for file in files:
-        found = _module_normalizers(file)
-        for attr, norm in found:
-            _register(registry, norm, f"{file}:{attr}")
+        if file.resolve() in read:  # named twice (evals/rules.py, ./evals/rules.py): read once
+            continue
+        read.add(file.resolve())
+        for attr, norm in _module_normalizers(file):
+            # One normalizer under two names (`phone = PHONE`, or imported from another plugin
+            # file) is one rule, not a clash with itself.
+            if id(norm) not in seen:
+                seen.add(id(norm))
+                _register(registry, norm, f"{file}:{attr}")
     return registry
 
 
