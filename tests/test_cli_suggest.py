@@ -269,3 +269,59 @@ def test_alternates_are_never_written(tmp_path, monkeypatch):
     result = invoke("suggest", "traces", "--write")
     assert "alternates are never written: paste the 1 above into its case" in result.stderr
     assert (d / "cases" / "cases.json").read_text() == cases
+
+
+def _without_replies(traces: Path) -> None:
+    """The Anthropic runs with their tool_result messages left out: calls with no reply."""
+    for path in traces.glob("*.jsonl"):
+        lines = []
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            record["messages"] = [
+                m
+                for m in record["messages"]
+                if not (
+                    isinstance(m["content"], list)
+                    and any(b.get("type") == "tool_result" for b in m["content"])
+                )
+            ]
+            lines.append(json.dumps(record))
+        path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("replies", [True, False], ids=["replies", "no-replies"])
+def test_write_turns_no_real_failure_into_a_pass_and_moves_the_rate_towards_the_truth(
+    tmp_path, monkeypatch, replies
+):
+    # Issue 25's "done when": no world recorded; with the tools' replies and without them, what
+    # the schema, the descriptions and the narrower rules say is enough to stay honest.
+    d = tmp_path / "c"
+    shutil.copytree(SUGGEST / "devops_truth", d)
+    if not replies:
+        _without_replies(d / "traces")
+    truth = json.loads((d / "truth.json").read_text())
+    monkeypatch.chdir(d)
+
+    def true_pass() -> dict[str, bool]:
+        doc = json.loads(invoke("score", "traces", "-f", "json").stdout)
+        assert doc["summary"]["runs"] == len(truth)
+        return {r["run_id"]: r["true"]["pass"] for r in doc["runs"]}
+
+    before = true_pass()
+    result = invoke("suggest", "traces", "--write")
+    assert result.exit_code == 0, result.output
+    assert "not written: silence_alert.alert_id: risky" in result.stderr
+    assert "not written: get_metrics.start: risky" in result.stderr
+    after = true_pass()
+    wrong = {run for run, said in truth.items() if said == "wrong"}
+    assert sorted(run for run in wrong if after[run]) == []
+    # every run correct by the truth that passes now is one a written rule explains
+    assert {run for run, ok in after.items() if ok} <= set(truth) - wrong
+    off_before = abs(sum(not ok for ok in before.values()) - len(wrong))
+    off_after = abs(sum(not ok for ok in after.values()) - len(wrong))
+    assert off_after < off_before
+    # what stays off: the three runs whose start is a day alone, which only date would read,
+    # and date would also equate six hours apart
+    assert sorted(run for run, ok in after.items() if not ok and run not in wrong) == [
+        f"metrics-{i}-day" for i in range(3)
+    ]
