@@ -325,3 +325,18 @@ def test_write_turns_no_real_failure_into_a_pass_and_moves_the_rate_towards_the_
     assert sorted(run for run, ok in after.items() if not ok and run not in wrong) == [
         f"metrics-{i}-day" for i in range(3)
     ]
+
+
+def test_help_says_every_risk_and_what_checked_it():
+    result = CliRunner().invoke(app, ["suggest", "--help"], env={"COLUMNS": "200", **ENV})
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.split())
+    assert "Rules are tried narrowest first." in text
+    for risk in (
+        "fails an effect assertion",
+        "equate values a narrower rule reads apart",
+        "go against its parameter's description (case-sensitive, timestamp)",
+        "equate calls the tool answered differently",
+        "what checked it (effects, replies, or nothing)",
+    ):
+        assert risk in text, risk
