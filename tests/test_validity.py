@@ -3,12 +3,14 @@ checks (`grade/validity.py`), how comparison uses them, and their laws."""
 
 from __future__ import annotations
 
+import json
 from unittest import mock
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from evalrunner.grade import validity
 from evalrunner.grade.compare import ToolPlan
 from evalrunner.grade.grader import Grader, RunResult
 from evalrunner.grade.norms import BUILTINS
@@ -17,6 +19,7 @@ from evalrunner.jsonvalue import json_eq
 from evalrunner.model import Param
 from evalrunner.read.cases import parse_case
 from evalrunner.read.tools import parse_tool
+from tests.conftest import score_folder
 
 from .strategies import json_values, norm_inputs
 
@@ -67,6 +70,63 @@ def test_each_keyword_names_itself():
 
 def test_a_pattern_the_engine_cannot_read_checks_nothing():
     assert _validity({"pattern": "("}).breach("anything") is None  # lint reports the pattern
+
+
+SLOW = "a" * 40 + "!"  # `^(a|aa)+$` backtracks on it for far longer than the limit
+
+
+@pytest.fixture
+def short_limit(monkeypatch):
+    monkeypatch.setattr(validity, "PATTERN_TIMEOUT", 0.02)
+
+
+def test_a_search_out_of_time_accepts_that_value_not_the_next(short_limit):
+    v = _validity({"type": "string", "pattern": "^(a|aa)+$"})
+    assert v.breach("AAaa").keyword == "pattern"
+    assert v.breach(SLOW) is None  # out of time: no breach it may not deserve
+    assert v.breach("AAAa").keyword == "pattern"  # still searched: a value met first or later
+    assert v.breach("aaaa") is None
+
+
+def test_a_pattern_out_of_time_too_often_is_taken_to_match(short_limit, monkeypatch):
+    monkeypatch.setattr(validity, "MAX_SLOW", 2)
+    v = _validity({"type": "string", "pattern": "^(a|aa)+$"})
+    assert v.breach(SLOW) is None and v.breach("AAAa").keyword == "pattern"
+    assert v.breach(SLOW + "a") is None  # the second time: enough time spent on it
+    assert v.breach("AAAA") is None
+
+
+@pytest.mark.parametrize("order", ["slow value between", "slow value first", "slow value last"])
+def test_verdicts_do_not_depend_on_where_a_slow_value_stands(tmp_path, short_limit, order):
+    """A trap: a run whose value makes the tool's pattern backtrack catastrophically. The values
+    after it are still checked: `"AAaa"` breaks the pattern, so `casefold` never reads it."""
+    for d in ("tools", "cases", "traces"):
+        (tmp_path / d).mkdir()
+    schema = {"type": "string", "pattern": "^(a|aa)+$", "x-eval-norm": "casefold"}
+    tool = {"name": "tag", "parameters": {"type": "object", "properties": {"code": schema}}}
+    (tmp_path / "tools" / "t.json").write_text(json.dumps(tool))
+    case = {"id": "c", "expected_tool": "tag", "expected_args": {"code": "aaaa"}}
+    (tmp_path / "cases" / "c.jsonl").write_text(json.dumps(case) + "\n")
+    runs = {"upper": "AAaa", "slow": SLOW, "lower": "aaaa"}
+    ids = {
+        "slow value between": ["upper", "slow", "lower"],
+        "slow value first": ["slow", "upper", "lower"],
+        "slow value last": ["upper", "lower", "slow"],
+    }[order]
+    lines = [
+        json.dumps(
+            {"run_id": r, "case_id": "c", "calls": [{"tool": "tag", "args": {"code": runs[r]}}]}
+        )
+        for r in ids
+    ]
+    (tmp_path / "traces" / "r.jsonl").write_text("\n".join(lines) + "\n")
+    doc = score_folder(tmp_path)
+    verdicts = {r["run_id"]: (r["verdict"], r["calls"][0].get("reason")) for r in doc["runs"]}
+    assert verdicts == {
+        "upper": ("fail", "code breaks its schema's pattern"),
+        "slow": ("fail", None),
+        "lower": ("pass", None),
+    }
 
 
 # ------------------------------------------------------------------------------------- laws
