@@ -73,6 +73,13 @@ def test_an_alternate_is_printed_as_a_line_to_paste(monkeypatch):
     ]
 
 
+def test_what_checked_an_alternate_counts_the_worlds_that_were_checked(monkeypatch):
+    # r1 and r2 recorded a world that holds; r3 made the same calls and recorded none
+    lines = in_scenario(monkeypatch, "alternate", "traces").stdout.splitlines()
+    assert "        checked by: effects (2 runs with a checked world)" in lines
+    assert "        1 of the 3 runs it would pass recorded no world to check (unverified)." in lines
+
+
 def test_json_keys_are_specs(monkeypatch):
     doc = json.loads(in_scenario(monkeypatch, "joint", "traces", "-f", "json").stdout)
     assert list(doc) == ["evalrun", "suggestions", "summary", "errors"]
