@@ -172,6 +172,45 @@ def test_a_value_its_schema_rejects_is_never_equivalent_to_a_different_one(rule,
     assert any(d.breaks for d in plan.compare(x, y, checked=False).diffs)
 
 
+@given(rule=st.sampled_from(RULES), keyword=st.sampled_from(KEYWORDS), a=values, d=values)
+def test_a_rejected_value_stated_where_the_step_leaves_it_out_is_no_default(rule, keyword, a, d):
+    """The other side absent: a run's value the schema rejects equals the declared default only
+    as JSON, and where it does not, the explanation names the keyword it breaks (`limit: "50"`
+    for a default 50 under `number` is not the default restated)."""
+    schema = {"type": "object", "properties": {"p": {**keyword, "x-eval-norm": rule, "default": d}}}
+    plan = ToolPlan.compile(parse_tool({"name": "t", "parameters": schema}, "x"), BUILTINS)
+    node = plan.root.props["p"]
+    if node.validity is None or node.validity.breach(a) is None or json_eq(a, d):
+        return
+    result = plan.compare({"p": a}, {}, checked=False)
+    assert not result.equal and not plan.equivalent({"p": a}, {})
+    assert [x.breaks for x in result.diffs] == [node.validity.breach(a).keyword]
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "note"),
+    [
+        (
+            {"type": "integer", "default": 50, "x-eval-norm": "number"},
+            "50",
+            '"50" is not an integer: the schema\'s type rejects it, so no rule applies; '
+            "absent is the declared default 50",
+        ),
+        (
+            {"type": "string", "format": "date-time", "x-eval-norm": "instant"},
+            "2026-03-14T09:00:00",
+            '"2026-03-14T09:00:00" is not a date-time (no offset): the schema\'s format rejects '
+            "it, so no rule applies",
+        ),
+    ],
+)
+def test_a_rejected_value_the_step_leaves_out_is_explained_by_its_breach(schema, value, note):
+    params = {"type": "object", "properties": {"p": schema}}
+    plan = ToolPlan.compile(parse_tool({"name": "t", "parameters": params}, "x"), BUILTINS)
+    (diff,) = plan.compare({"p": value}, {}, checked=False).diffs
+    assert (diff.kind, diff.norm, diff.note) == ("mismatch", schema["x-eval-norm"], note)
+
+
 @given(rule=st.sampled_from(RULES), keyword=st.sampled_from(KEYWORDS), a=values, b=values)
 def test_grading_never_passes_a_rejected_value_for_a_different_step(rule, keyword, a, b):
     """The grader agrees: a run whose only call sends a rejected value that is not the step's
