@@ -68,6 +68,54 @@ def test_each_keyword_names_itself():
     assert Validity.of(Param(path="p", schema={"description": "x"})) is None
 
 
+@pytest.mark.parametrize(
+    ("schema", "types", "value", "keyword"),
+    [
+        # OpenAPI 3.0's nullable (Gemini's Schema, tools converted from OpenAPI): null accepted
+        ({"type": "string", "nullable": True}, ("string",), None, None),
+        ({"type": "string", "nullable": True}, ("string",), 12, "type"),
+        ({"enum": ["a", "b"], "nullable": True}, (), None, None),
+        ({"enum": ["a", "b"], "nullable": True}, (), "c", "enum"),
+        ({"type": "string", "enum": ["a"], "nullable": True}, ("string",), None, None),
+        # without it, or false, null is a value like any other
+        ({"type": "string"}, ("string",), None, "type"),
+        ({"type": "string", "nullable": False}, ("string",), None, "type"),
+        ({"enum": ["a", "b"]}, (), None, "enum"),
+    ],
+)
+def test_nullable_accepts_null(schema, types, value, keyword):
+    found = _validity(schema, types).breach(value)
+    assert (found.keyword if found is not None else None) == keyword
+
+
+def test_a_nullable_parameter_stated_as_null_is_its_null_default(tmp_path):
+    """A Gemini tool (capital types, OpenAPI's nullable): a run that states the parameter's
+    declared default, null, where the step leaves it out is equivalent; null is no breach."""
+    for d in ("tools", "cases", "traces"):
+        (tmp_path / d).mkdir()
+    note = {"type": "STRING", "nullable": True, "default": None, "x-eval-norm": "casefold"}
+    params = {"type": "OBJECT", "properties": {"id": {"type": "STRING"}, "note": note}}
+    tool = {"functionDeclarations": [{"name": "close", "parameters": params}]}
+    (tmp_path / "tools" / "t.json").write_text(json.dumps([tool]))
+    case = {"id": "c", "expected_tool": "close", "expected_args": {"id": "T-1"}}
+    (tmp_path / "cases" / "c.jsonl").write_text(json.dumps(case) + "\n")
+    calls = {
+        "null": {"id": "T-1", "note": None},
+        "number": {"id": "T-1", "note": 7},
+    }
+    lines = [
+        json.dumps({"run_id": r, "case_id": "c", "calls": [{"tool": "close", "args": args}]})
+        for r, args in calls.items()
+    ]
+    (tmp_path / "traces" / "r.jsonl").write_text("\n".join(lines) + "\n")
+    doc = score_folder(tmp_path)
+    got = {r["run_id"]: (r["verdict"], r["calls"][0].get("reason")) for r in doc["runs"]}
+    assert got == {
+        "null": ("false_failure", None),
+        "number": ("fail", "note breaks its schema's type"),
+    }
+
+
 def test_a_pattern_the_engine_cannot_read_checks_nothing():
     assert _validity({"pattern": "("}).breach("anything") is None  # lint reports the pattern
 

@@ -146,6 +146,13 @@ class Validity:
                 self.pattern = None  # lint says the pattern cannot be read; nothing to check
         fmt = schema.get("format")
         self.fmt = fmt if fmt in FORMATS else None
+        if schema.get("nullable") is True:
+            # OpenAPI 3.0's `nullable` (Gemini's `Schema`, tools converted from OpenAPI specs):
+            # null is accepted besides the declared type and choices
+            if self.types and "null" not in self.types:
+                self.types = (*self.types, "null")
+            if self.enum is not None and not any(x is None for x in self.enum):
+                self.enum = [*self.enum, None]
         self._memo: dict[Any, Breach | None] = {}
 
     @classmethod
@@ -164,7 +171,7 @@ class Validity:
     def breach(self, value: Any) -> Breach | None:
         """How `value` breaks the schema, or None when the schema accepts it."""
         if value is None and "null" in self.types:
-            return None  # `Optional[...]`: a null is accepted whatever the branch says
+            return None  # `Optional[...]` (or `nullable`): a null is accepted whatever else
         key = canon_key(value) if type(value) in (str, int, float, bool) or value is None else None
         if key is not None:
             if key in self._memo:
