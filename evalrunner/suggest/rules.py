@@ -223,6 +223,12 @@ def choose_rules(
         choosable = [x for x in scored if not absorbing & set(narrower_than(x[2].name))]
         choosable.sort(key=lambda x: (-x[0], x[1]))
         calls, _, spec, absorbed = choosable[0]
+        # What the rule would equate is more than its evidence: a rule that reads encodings
+        # scores only pairs written differently, yet it equates pairs written alike too
+        # (`date` on "…T11:00:00Z" and "…T09:00:00Z"). A narrower rule's reading apart of any of
+        # them is the rule's risk (SPEC `risk.narrower_differs`), not only of its evidence.
+        _, equated = _score(spec, param, tool, open_entries, below, registry)
+        equated |= absorbed
         differs = []
         for name in narrower_than(spec.name):
             if name not in registry:
@@ -231,7 +237,7 @@ def choose_rules(
             keys = frozenset(
                 e.site.key
                 for e in entries
-                if e.site.key in absorbed and reads_apart(narrower, e.site)
+                if e.site.key in equated and reads_apart(narrower, e.site)
             )
             if keys:
                 differs.append((name, keys))
@@ -244,8 +250,11 @@ def choose_rules(
         merges = []
         for _, _, wider, keys in scored:
             if spec.name in narrower_than(wider.name):
+                _, merged = _score(wider, param, tool, open_entries, below, registry)
                 apart = frozenset(
-                    e.site.key for e in entries if e.site.key in keys and reads_apart(own, e.site)
+                    e.site.key
+                    for e in entries
+                    if e.site.key in keys | merged and reads_apart(own, e.site)
                 )
                 if apart:
                     merges.append((wider, apart))

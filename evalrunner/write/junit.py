@@ -28,6 +28,7 @@ from ..summary.trials import shown_ks
 from . import Output, WriterFormat
 from .explain import explain, headline
 from .report import ReportWriter, RunJson
+from .wording import reply_example
 
 SPOOL_BYTES = 4 * 2**20
 SUITE = "evalrun"
@@ -211,14 +212,14 @@ def _properties(s: dict[str, Any], extra: list[tuple[str, Any]] | None = None) -
     props += [
         (f"false_passes.{x}", (s.get("false_passes") or {}).get(x, 0)) for x in FALSE_PASS_SHAPES
     ]
-    # the rules the tools' replies put in doubt, beside the suspects: one property each
+    # the rules the tools' replies put in doubt, beside the suspects: one property each, and
+    # one for its example pair (as the other reports word it)
     for x in s.get("reply_evidence") or []:
-        props.append(
-            (
-                f"reply_evidence.{x.get('tool')}.{x.get('param')}.{x.get('norm')}",
-                f"{x.get('pairs_differ')} pairs differ, {x.get('pairs_agree')} agree",
-            )
-        )
+        name = f"reply_evidence.{x.get('tool')}.{x.get('param')}.{x.get('norm')}"
+        props.append((name, f"{x.get('pairs_differ')} pairs differ, {x.get('pairs_agree')} agree"))
+        example = reply_example(x)
+        if example:
+            props.append((f"{name}.example", example))
     trials = s.get("trials")
     if isinstance(trials, dict):
         ks = trials.get("pass_hat_k") or []
