@@ -1,12 +1,16 @@
 """Write the fixtures of tests/data/case_formats/ that a harness's own code can write.
 
-Run in the integrations environment (`make integrations` makes .venv/integrations):
+Run where the harness is installed: DeepEval in the integrations environment (`make
+integrations` makes .venv/integrations), Google ADK in one with google-adk (the frameworks
+extra's, or `pip install google-adk` in a throwaway venv); a writer whose harness is absent is
+skipped, saying so:
 
     .venv/integrations/bin/python scripts/case_fixtures.py
 
 DeepEval's goldens are saved by `EvaluationDataset.save_as(file_type="json")`, as a team's
-suite would be; the other sources are written in their documented formats (docs/case-formats.md
-names the version of each).
+suite would be; ADK's eval set by its `LocalEvalSetsManager` (as `adk web` saves one) and its
+`test_config.json` by its `EvalConfig`; the other sources are written in their documented formats
+(docs/case-formats.md names the version of each).
 """
 
 from __future__ import annotations
@@ -56,5 +60,58 @@ def deepeval_goldens() -> None:
         print(f"wrote {target.relative_to(OUT.parent.parent.parent)}")
 
 
+def adk_evalset() -> None:
+    """An eval set as ADK's own eval-set manager saves it, and the `test_config.json` ADK's
+    `EvalConfig` writes (its match type an Enum number: `"match_type": 2`)."""
+    from importlib.metadata import version
+
+    from google.adk.evaluation.eval_case import EvalCase, IntermediateData, Invocation
+    from google.adk.evaluation.eval_config import EvalConfig
+    from google.adk.evaluation.eval_metrics import ToolTrajectoryCriterion
+    from google.adk.evaluation.local_eval_sets_manager import LocalEvalSetsManager
+    from google.genai import types
+
+    def text(role: str, said: str) -> types.Content:
+        return types.Content(role=role, parts=[types.Part(text=said)])
+
+    case = EvalCase(
+        eval_id="adk_written_weather",
+        conversation=[
+            Invocation(
+                invocation_id="e-1",
+                user_content=text("user", "Weather in Madrid and in Seville?"),
+                final_response=text("model", "Sunny in both."),
+                intermediate_data=IntermediateData(
+                    tool_uses=[
+                        types.FunctionCall(id="adk-1", name="get_weather", args={"city": "Madrid"}),
+                        types.FunctionCall(
+                            id="adk-2", name="get_weather", args={"city": "Seville"}
+                        ),
+                    ]
+                ),
+            )
+        ],
+    )
+    target = OUT / "adk_written"
+    target.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as agents:
+        manager = LocalEvalSetsManager(agents_dir=agents)
+        manager.create_eval_set("weather_agent", "weather_adk")
+        manager.add_eval_case("weather_agent", "weather_adk", case)
+        shutil.copy(Path(agents) / "weather_agent" / "weather_adk.evalset.json", target)
+    criterion = ToolTrajectoryCriterion(threshold=1.0, match_type="ANY_ORDER")
+    config = EvalConfig(criteria={"tool_trajectory_avg_score": criterion})
+    (target / "test_config.json").write_text(config.model_dump_json(indent=2) + "\n")
+    print(
+        f"wrote {target.relative_to(OUT.parent.parent.parent)} (google-adk {version('google-adk')})"
+    )
+
+
 if __name__ == "__main__":
-    deepeval_goldens()
+    for writer, package in ((deepeval_goldens, "deepeval"), (adk_evalset, "google.adk")):
+        try:
+            __import__(package)
+        except ImportError:
+            print(f"skipped {writer.__name__}: {package} is not installed here")
+            continue
+        writer()

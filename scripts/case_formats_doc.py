@@ -47,8 +47,10 @@ OUTRO = """
 `tests/data/case_formats/<source>/` holds one suite per source, scored against
 `tests/data/case_formats/traces/runs.jsonl`. DeepEval's goldens are written by DeepEval's own
 `EvaluationDataset.save_as` (`scripts/case_fixtures.py`, run in `.venv/integrations`: `make
-integrations`); the file name carries the version that wrote them. The others are written in
-their documented formats, at the versions the table names.
+integrations`); the file name carries the version that wrote them. `adk_written/` is written by
+google-adk 2.13's own `LocalEvalSetsManager` (the eval set, as `adk web` saves one) and
+`EvalConfig` (its `test_config.json`, whose match type is the Enum's number) with the same script.
+The others are written in their documented formats, at the versions the table names.
 
 ## Not read
 

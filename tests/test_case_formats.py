@@ -8,6 +8,7 @@ import dataclasses
 import json
 import re
 import runpy
+import shutil
 from pathlib import Path
 
 import pytest
@@ -19,14 +20,24 @@ from evalrunner.cli import app
 from evalrunner.model import InputError, OneOf
 from evalrunner.read.case_formats import CASE_FORMATS, CaseWarning, formats_table
 from evalrunner.read.cases import case_to_json, load_cases, parse_case
-from tests.conftest import EXPENSIVE
+from tests.conftest import EXPENSIVE, invoke, one_line, score_json
 
 from .test_laws_case_keys import grade_all, keyed_worlds
 
 DATA = Path(__file__).parent / "data" / "case_formats"
 TOOLS = DATA / "tools"
 RUNS = DATA / "traces" / "runs.jsonl"
-SOURCES = ("adk", "agentevals", "bfcl", "deepeval", "mlflow", "promptfoo", "tau2", "taubench")
+SOURCES = (
+    "adk",
+    "adk_written",
+    "agentevals",
+    "bfcl",
+    "deepeval",
+    "mlflow",
+    "promptfoo",
+    "tau2",
+    "taubench",
+)
 ROOT = Path(__file__).parent.parent
 
 
@@ -54,6 +65,100 @@ def test_adk_tool_uses_and_match_type_from_test_config() -> None:
     assert events.input == "Weather in Lyon?"
     legacy = [c for c in cases.values() if c.id.startswith("legacy-")]
     assert len(legacy) == 1 and legacy[0].accept[0][0].tool == "get_weather"
+
+
+def test_adk_eval_set_and_config_as_adks_own_code_writes_them() -> None:
+    """adk_written/ is written by google-adk 2.13's LocalEvalSetsManager and EvalConfig
+    (scripts/case_fixtures.py): the config's match type is the Enum's number, `"match_type": 2`."""
+    config = json.loads((DATA / "adk_written" / "test_config.json").read_text())
+    assert config["criteria"]["tool_trajectory_avg_score"]["match_type"] == 2
+    cases, warnings = read("adk_written")
+    case = cases["adk_written_weather"]
+    assert case.match == "contains_unordered"  # ANY_ORDER, not EXACT with a warning
+    assert [dict(s.args) for s in case.accept[0]] == [{"city": "Madrid"}, {"city": "Seville"}]
+    assert not any("match type" in w.message for w in warnings)
+
+
+def adk_suite(folder: Path, criterion: object) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(DATA / "adk_written" / "weather_adk.evalset.json", folder)
+    config = {"criteria": {"tool_trajectory_avg_score": criterion}}
+    (folder / "test_config.json").write_text(json.dumps(config))
+    return folder
+
+
+# ADK's validator takes the Enum's number or its name in any case, `-` or a space for `_`
+ADK_MATCH_TYPES = [
+    (0, "exact"),
+    (1, "contains"),
+    (2, "contains_unordered"),
+    ("EXACT", "exact"),
+    ("IN_ORDER", "contains"),
+    ("in_order", "contains"),
+    ("in-order", "contains"),
+    ("Any Order", "contains_unordered"),
+]
+
+
+@pytest.mark.parametrize(("given", "match"), ADK_MATCH_TYPES)
+def test_adk_match_type_read_as_adk_reads_it(given: object, match: str, tmp_path: Path) -> None:
+    for key in ("match_type", "matchType"):  # as written, and as dumped by alias
+        suite = adk_suite(tmp_path / key, {"threshold": 1.0, key: given})
+        result = invoke("cases", "--cases", suite)
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["match"] == match
+        assert "match type" not in result.stderr
+
+
+@pytest.mark.parametrize("given", [3, -1, True, "FUZZY", None, [1]])
+def test_an_adk_match_type_adk_would_refuse_is_said_and_read_as_exact(
+    given: object, tmp_path: Path
+) -> None:
+    result = invoke("cases", "--cases", adk_suite(tmp_path, {"match_type": given}))
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["match"] == "exact"
+    assert (
+        f"test_config.json criteria.tool_trajectory_avg_score.match_type: unknown match type "
+        f"{given!r}; read as EXACT" in result.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    ("criterion", "names_only"),
+    [
+        ({"match_type": "ANY_ORDER", "ignore_args": True}, True),
+        ({"matchType": 2, "ignoreArgs": True}, True),
+        ({"match_type": "ANY_ORDER", "ignore_args": False}, False),
+        ({"match_type": "ANY_ORDER"}, False),
+        (1.0, False),
+    ],
+)
+def test_adk_ignore_args_judges_the_names_only(
+    criterion: object, names_only: bool, tmp_path: Path
+) -> None:
+    """ADK's `ignore_args` compares the tools' names only: the run calling the tools with other
+    cities passes then, and fails otherwise."""
+    suite = adk_suite(tmp_path / "cases", criterion)
+    runs = tmp_path / "runs.jsonl"
+    calls = [{"tool": "get_weather", "args": {"city": c}} for c in ("Rome", "Oslo")]
+    runs.write_text(json.dumps({"run_id": "r", "case_id": "adk_written_weather", "calls": calls}))
+    doc = score_json(runs, tools=TOOLS, cases=suite)
+    assert doc["runs"][0]["true"]["pass"] is names_only
+    printed = json.loads(invoke("cases", "--cases", suite).stdout)
+    assert all(("judge" in s) is names_only for s in printed["accept"][0])
+
+
+def test_adk_rubrics_are_said_not_dropped(tmp_path: Path) -> None:
+    data = json.loads((DATA / "adk_written" / "weather_adk.evalset.json").read_text())
+    rubric = {"rubric_id": "r1", "rubric_content": {"text_property": "polite"}}
+    data["eval_cases"][0]["rubrics"] = [rubric]
+    data["eval_cases"][0]["conversation"][0]["rubrics"] = [rubric]
+    (tmp_path / "set.evalset.json").write_text(json.dumps(data))
+    result = invoke("cases", "--cases", tmp_path)
+    assert result.exit_code == 0, result.output
+    said = one_line(result.stderr)
+    assert "eval_cases[0].rubrics: rubrics are judged by a model" in said
+    assert "eval_cases[0].conversation[0].rubrics: rubrics are judged by a model" in said
 
 
 def test_bfcl_possible_answers_become_one_of_and_omittable() -> None:
@@ -147,6 +252,7 @@ def test_sources_grade_as_their_harness_means() -> None:
     assert verdicts["bfcl-1"] and verdicts["bfcl-2"] and verdicts["bfcl-3"]
     assert not verdicts["bfcl-4"]  # height 6 is not a possible answer
     assert verdicts["adk-1"]  # IN_ORDER: another call between is fine; ids never compared
+    assert verdicts["adkw-1"]  # ANY_ORDER, as ADK's EvalConfig writes it (match_type 2)
     assert verdicts["pf-1"] and verdicts["de-1"]  # names only
     assert verdicts["tau2-1"]  # graded on writes; the reason is not compared
     assert verdicts["mlf-1"] and verdicts["tau-1"] and verdicts["ae-1"]
