@@ -212,6 +212,50 @@ def test_mlflow_tau_agentevals_promptfoo() -> None:
     assert {"tests[0].assert[2]", "tests[1].assert[0]", "tests[1]"} <= fields(w)
 
 
+def test_mlflow_expected_call_without_arguments_is_judged_by_its_name(tmp_path: Path) -> None:
+    """MLflow's ToolCallCorrectness documents `{"name": "search"}` as "only check tool name"; read
+    as `args: {}` it failed every run that passed the tool any argument."""
+    expected = [
+        {"name": "get_weather"},
+        {
+            "name": "book_flight",
+            "arguments": {"origin": "Oslo", "destination": "Rome", "date": "2026-03-02"},
+        },
+    ]
+    record = {"inputs": {"q": "x"}, "expectations": {"expected_tool_calls": expected}}
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    (cases / "records.json").write_text(json.dumps([{"dataset_record_id": "m", **record}]))
+    runs = tmp_path / "runs.jsonl"
+    rows = [
+        ("names", "Bergen", "2026-03-02", True),
+        ("wrong-date", "Bergen", "2026-03-03", False),  # arguments given are still judged
+    ]
+    runs.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "run_id": run,
+                    "case_id": "m",
+                    "calls": [
+                        {"tool": "get_weather", "args": {"city": city, "unit": "fahrenheit"}},
+                        {
+                            "tool": "book_flight",
+                            "args": {"origin": "Oslo", "destination": "Rome", "date": date},
+                        },
+                    ],
+                }
+            )
+            + "\n"
+            for run, city, date, _ in rows
+        )
+    )
+    doc = score_json(runs, tools=TOOLS, cases=cases)
+    assert {r["run_id"]: r["true"]["pass"] for r in doc["runs"]} == {
+        run: passes for run, _, _, passes in rows
+    }
+
+
 def test_forced_format_and_unknown_name() -> None:
     with pytest.raises(InputError, match="unknown case format 'nope'"):
         load_cases(DATA / "bfcl", case_format="nope")
