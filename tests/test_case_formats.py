@@ -256,6 +256,27 @@ def test_mlflow_expected_call_without_arguments_is_judged_by_its_name(tmp_path: 
     }
 
 
+@pytest.mark.parametrize(
+    ("expectations", "warned"),
+    [
+        ({"model": None, "eval_mode": None, "must": ["cite the forecast"], "must_not": []}, True),
+        ({"model": None, "eval_mode": None, "must": [], "must_not": ["promise refunds"]}, True),
+        ({"model": None, "eval_mode": None, "must": [], "must_not": []}, False),
+        (None, False),
+    ],
+)
+def test_deepeval_expectations_are_said_when_they_hold_conditions(
+    expectations: object, warned: bool, tmp_path: Path
+) -> None:
+    """DeepEval 4's `Expectations` (`must`, `must_not`) are judged by a model: named, not dropped."""
+    goldens = json.loads(next((DATA / "deepeval").glob("goldens.deepeval-*.json")).read_text())
+    goldens[0]["expectations"] = expectations
+    (tmp_path / "goldens.json").write_text(json.dumps(goldens))
+    result = invoke("cases", "--cases", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert ("[0].expectations: not a tool call" in result.stderr) is warned
+
+
 def test_forced_format_and_unknown_name() -> None:
     with pytest.raises(InputError, match="unknown case format 'nope'"):
         load_cases(DATA / "bfcl", case_format="nope")
