@@ -54,8 +54,12 @@ The others are written in their documented formats, at the versions the table na
 
 ## Not read
 
-- BFCL's multi-turn ground truth (lists of Python call strings per turn): a warning names each
-  record; its single-turn categories are read.
+- BFCL's multi-turn state check: its ground truth (Python call strings per turn) is read as one
+  sequence matched `contains`, with a warning naming the record.
+- What a harness's metric is configured with in code, not in the suite's file: DeepEval's
+  `ToolCorrectnessMetric(should_consider_ordering=..., should_exact_match=...)` and MLflow's
+  `ToolCallCorrectness(should_consider_ordering=...)` (both unordered by default). Their cases read
+  as `exact`; change `match` in the lines `evalrun cases` prints to grade as the metric did.
 - tau-bench's tasks as Python (`tasks_test.py`): case files are data, never executed; tau-bench
   tasks exported as JSON are read.
 - promptfoo assertions other than `tool-call-f1` and `is-valid-openai-tools-call`, and ADK criteria
