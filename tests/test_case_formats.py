@@ -178,6 +178,34 @@ def test_bfcl_possible_answers_become_one_of_and_omittable() -> None:
     assert "multi_turn_base_0.ground_truth" in fields(warnings)
 
 
+@pytest.mark.parametrize(
+    ("options", "expected", "said"),
+    [
+        (
+            [True, ""],
+            True,
+            'opts.round: may be omitted ("" among its possible answers) inside an '
+            "object; evalrun expects true there",
+        ),
+        ([""], None, None),  # only "": left out of the object, as at the top level
+        ([True], True, None),
+    ],
+)
+def test_bfcl_an_omittable_value_inside_an_object_is_said(
+    options: list, expected: object, said: str | None, tmp_path: Path
+) -> None:
+    """Inside an object parameter BFCL's "" (may be omitted) has no judge to carry it: the value
+    is expected, and a warning says so (it was made required without a word)."""
+    record = {"id": "simple_9", "ground_truth": [{"geo": {"opts": [{"round": options}]}}]}
+    (tmp_path / "BFCL_v4_simple_python.json").write_text(json.dumps(record) + "\n")
+    result = invoke("cases", "--cases", tmp_path)
+    assert result.exit_code == 0, result.output
+    opts = json.loads(result.stdout)["accept"][0][0]["args"]["opts"]
+    assert opts.get("round") == expected
+    warned = [line for line in result.stderr.splitlines() if "opts.round" in line]
+    assert [w.split("geo.", 1)[1] for w in warned] == ([said] if said else [])
+
+
 def test_deepeval_saved_goldens() -> None:
     cases, warnings = read("deepeval")
     first, second = sorted(cases.values(), key=lambda c: len(c.accept[0]), reverse=True)
