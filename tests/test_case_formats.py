@@ -305,6 +305,45 @@ def test_deepeval_expectations_are_said_when_they_hold_conditions(
     assert ("[0].expectations: not a tool call" in result.stderr) is warned
 
 
+PROMPTFOO_SHARED_LABELS = """
+tests:
+  - description: weather
+    vars: {question: "Weather in Paris?"}
+    assert: [{type: tool-call-f1, value: [get_weather]}]
+  - description: booking
+    vars: {question: Book Paris to Rome}
+    assert: [{type: tool-call-f1, value: [book_flight]}]
+  - description: weather
+    vars: {question: "Weather in Rome?"}
+    assert: [{type: tool-call-f1, value: get_weather}]
+"""
+
+
+def test_promptfoo_descriptions_several_tests_share_are_made_unique(tmp_path: Path) -> None:
+    """promptfoo does not ask descriptions to be unique; taken as ids, a shared one stopped the
+    whole suite ("case id 'weather' is used twice", exit 2)."""
+    first, moved = tmp_path / "first", tmp_path / "moved"
+    for folder, text in ((first, PROMPTFOO_SHARED_LABELS), (moved, None)):
+        folder.mkdir()
+        if text is None:  # the same tests, in another order
+            lines = PROMPTFOO_SHARED_LABELS.strip().splitlines()
+            text = "\n".join([lines[0], *lines[7:10], *lines[1:7]]) + "\n"
+        (folder / "promptfooconfig.yaml").write_text(text)
+    read = {}
+    for folder in (first, moved):
+        result = invoke("cases", "--cases", folder)
+        assert result.exit_code == 0, result.output
+        read[folder] = {
+            json.loads(line)["input"]: json.loads(line)["id"] for line in result.stdout.splitlines()
+        }
+    ids = read[first]
+    assert read[moved] == ids  # stable across reads, whatever the tests' order
+    assert ids['{"question":"Book Paris to Rome"}'] == "booking"  # a label of its own stays
+    shared = [ids['{"question":"Weather in Paris?"}'], ids['{"question":"Weather in Rome?"}']]
+    assert len(set(shared)) == 2
+    assert all(re.fullmatch(r"weather-[0-9a-f]{12}", i) for i in shared)
+
+
 def test_forced_format_and_unknown_name() -> None:
     with pytest.raises(InputError, match="unknown case format 'nope'"):
         load_cases(DATA / "bfcl", case_format="nope")
