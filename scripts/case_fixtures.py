@@ -9,7 +9,8 @@ skipped, saying so:
 
 DeepEval's goldens are saved by `EvaluationDataset.save_as(file_type="json")`, as a team's
 suite would be; ADK's eval set by its `LocalEvalSetsManager` (as `adk web` saves one) and its
-`test_config.json` by its `EvalConfig`; the other sources are written in their documented formats
+`test_config.json` by its `EvalConfig`; MLflow's dataset by `mlflow.genai.datasets` (MLflow in
+the integrations environment); the other sources are written in their documented formats
 (docs/case-formats.md names the version of each).
 """
 
@@ -107,8 +108,48 @@ def adk_evalset() -> None:
     )
 
 
+def mlflow_dataset() -> None:
+    """An MLflow evaluation dataset made with `mlflow.genai.datasets` on a local store, exported as
+    a team would keep it: `to_df().to_json(orient="records", lines=True)`."""
+    import mlflow
+    from mlflow.genai.datasets import create_dataset
+
+    records = [
+        {
+            "inputs": {"question": "Weather in Bergen, in fahrenheit?"},
+            "expectations": {
+                "expected_tool_calls": [
+                    {"name": "get_weather", "arguments": {"city": "Bergen", "unit": "fahrenheit"}}
+                ],
+                "expected_facts": ["It rains in Bergen."],
+            },
+        },
+        # MLflow's ToolCallCorrectness: a call without arguments checks the tool's name only
+        {
+            "inputs": {"question": "Is it raining anywhere you know?"},
+            "expectations": {"expected_tool_calls": [{"name": "get_weather"}]},
+        },
+    ]
+    target = OUT / "mlflow" / f"dataset.mlflow-{mlflow.__version__}.jsonl"
+    with tempfile.TemporaryDirectory() as store:
+        mlflow.set_tracking_uri(f"sqlite:///{store}/mlflow.db")
+        experiment = mlflow.set_experiment("evalrun-case-fixtures")
+        dataset = create_dataset(name="weather", experiment_id=experiment.experiment_id)
+        dataset.merge_records(records)
+        table = dataset.to_df().sort_values("created_time", kind="stable")
+        for old in target.parent.glob("dataset.mlflow-*.jsonl"):
+            old.unlink()
+        table.to_json(target, orient="records", lines=True)
+    print(f"wrote {target.relative_to(OUT.parent.parent.parent)}")
+
+
 if __name__ == "__main__":
-    for writer, package in ((deepeval_goldens, "deepeval"), (adk_evalset, "google.adk")):
+    writers = (
+        (deepeval_goldens, "deepeval"),
+        (adk_evalset, "google.adk"),
+        (mlflow_dataset, "mlflow"),
+    )
+    for writer, package in writers:
         try:
             __import__(package)
         except ImportError:

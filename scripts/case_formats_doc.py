@@ -49,8 +49,9 @@ OUTRO = """
 `EvaluationDataset.save_as` (`scripts/case_fixtures.py`, run in `.venv/integrations`: `make
 integrations`); the file name carries the version that wrote them. `adk_written/` is written by
 google-adk 2.13's own `LocalEvalSetsManager` (the eval set, as `adk web` saves one) and
-`EvalConfig` (its `test_config.json`, whose match type is the Enum's number) with the same script.
-The others are written in their documented formats, at the versions the table names.
+`EvalConfig` (its `test_config.json`, whose match type is the Enum's number) with the same script,
+and MLflow's `dataset.mlflow-*.jsonl` by `mlflow.genai.datasets` (its `to_df()`, exported as
+JSON lines). The others are written in their documented formats, at the versions the table names.
 
 ## Not read
 

@@ -240,6 +240,20 @@ def test_mlflow_tau_agentevals_promptfoo() -> None:
     assert {"tests[0].assert[2]", "tests[1].assert[0]", "tests[1]"} <= fields(w)
 
 
+def test_mlflow_dataset_as_mlflow_exports_it() -> None:
+    """dataset.mlflow-*.jsonl is made by mlflow.genai.datasets and exported by its to_df()
+    (scripts/case_fixtures.py): the ids are MLflow's own, the other expectations named."""
+    file = next((DATA / "mlflow").glob("dataset.mlflow-*.jsonl"))
+    warnings: list[CaseWarning] = []
+    cases = load_cases(file, warnings=warnings)
+    bergen, anywhere = cases.values()
+    assert bergen.id.startswith("dr-") and bergen.input == "Weather in Bergen, in fahrenheit?"
+    assert dict(bergen.accept[0][0].args) == {"city": "Bergen", "unit": "fahrenheit"}
+    assert "" not in bergen.accept[0][0].judge
+    assert anywhere.accept[0][0].judge[""].name == "any"  # no arguments: the name only
+    assert [w.field for w in warnings] == ["[0].expectations.expected_facts"]
+
+
 def test_mlflow_expected_call_without_arguments_is_judged_by_its_name(tmp_path: Path) -> None:
     """MLflow's ToolCallCorrectness documents `{"name": "search"}` as "only check tool name"; read
     as `args: {}` it failed every run that passed the tool any argument."""
@@ -388,6 +402,7 @@ def test_sources_grade_as_their_harness_means() -> None:
     assert verdicts["pf-1"] and verdicts["de-1"]  # names only
     assert verdicts["tau2-1"]  # graded on writes; the reason is not compared
     assert verdicts["mlf-1"] and verdicts["tau-1"] and verdicts["ae-1"]
+    assert verdicts["mlfd-1"] and verdicts["mlfd-2"]  # MLflow's own export; a name-only call
 
 
 def test_docs_are_the_registry() -> None:
