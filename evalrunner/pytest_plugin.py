@@ -14,7 +14,6 @@ many truly fail, and how many are false failures or false passes.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,8 +136,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not on:
         return
     values = settings.values if settings is not None else {}
-    # settings paths are relative to the current folder (read.settings); defaults to the root
-    base = Path(os.getcwd()) if settings is not None else Path(config.rootpath)
+    # discover() gives the settings' paths relative to the folder it started from, the root
+    # folder (read.settings), wherever pytest was started
+    base = Path(config.rootpath)
     session = Evalrun(
         tools_path=base / values.get("tools", Path(config.rootpath) / "tools"),
         cases_path=base / values.get("cases", Path(config.rootpath) / "cases"),
