@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -104,19 +105,25 @@ def summary_lines(results: list[RunResult]) -> list[str]:
     return lines
 
 
-class Plugin:
-    def __init__(self, session: Evalrun) -> None:
-        self.session = session
+def session_plugin(session: Evalrun) -> ModuleType:
+    """What `pytest_configure` registers when the plugin is on: the `evalrun` fixture and the
+    terminal summary. A module, not an instance holding them: pytest 9 deprecates a session
+    fixture bound to an instance (a PytestRemovedIn10Warning in every session that used it)."""
+    plugin = ModuleType("evalrunner.pytest_plugin.session")
 
-    @pytest.fixture(scope="session")
-    def evalrun(self) -> Evalrun:
+    @pytest.fixture(scope="session", name=NAME)
+    def evalrun() -> Evalrun:
         """evalrun's grading with the tools and cases of the settings."""
-        return self.session
+        return session
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_sep("=", "evalrun: reported vs true")
-        for line in summary_lines(self.session.results):
+        for line in summary_lines(session.results):
             terminalreporter.write_line(line)
+
+    plugin.evalrun = evalrun  # type: ignore[attr-defined]
+    plugin.pytest_terminal_summary = pytest_terminal_summary  # type: ignore[attr-defined]
+    return plugin
 
 
 def _asked(config: pytest.Config) -> bool:
@@ -145,4 +152,4 @@ def pytest_configure(config: pytest.Config) -> None:
         case_format=values.get("case_format", "auto"),
         plugins=tuple(values.get("plugins", ())),
     )
-    config.pluginmanager.register(Plugin(session), "evalrun-session")
+    config.pluginmanager.register(session_plugin(session), "evalrun-session")

@@ -87,6 +87,14 @@ def test_settings_paths_hold_wherever_pytest_is_started(
     result.stdout.fnmatch_lines(["2 runs graded: *"])
 
 
+def test_the_fixture_raises_no_pytest_deprecation(project: pytest.Pytester) -> None:
+    """pytest 9 deprecates a session fixture defined as an instance method: the plugin's fixture
+    was one, and every session that used it warned (PytestRemovedIn10Warning)."""
+    result = project.runpytest("-p", "evalrun", "-W", "error::pytest.PytestRemovedIn10Warning")
+    result.assert_outcomes(passed=1, failed=1)
+    assert "PytestRemovedIn10Warning" not in result.stdout.str()
+
+
 def test_the_readme_example(pytester: pytest.Pytester) -> None:
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     section = readme[readme.index("## In your test suite") : readme.index("## Settings")]
