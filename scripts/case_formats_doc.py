@@ -18,9 +18,9 @@ INTRO = """# Case formats
 
 evalrun reads cases from where suites already live. Each file under `--cases` is read in the
 format it is in (detected per file, in the order below; evalrun's own format is the fallback for
-`.json` and `.jsonl`), or in the one `--case-format NAME` (setting `case_format`) names. Every
-command reads them directly; `evalrun cases` prints them in evalrun's own JSONL, to migrate and
-then edit:
+`.json` and `.jsonl`), or in the one `--case-format NAME` (setting `case_format`) names: then a
+file in another shape is an input error naming it (exit 2). Every command reads them directly;
+`evalrun cases` prints them in evalrun's own JSONL, to migrate and then edit:
 
     evalrun cases --cases evals/ > cases/migrated.jsonl
 

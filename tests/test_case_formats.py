@@ -366,6 +366,40 @@ def test_forced_format_and_unknown_name() -> None:
     assert "simple_0" in load_cases(DATA / "bfcl", case_format="bfcl")
 
 
+OWN_FORMAT = {
+    "adk": "adk",
+    "adk_written": "adk",
+    "agentevals": "agentevals",
+    "bfcl": "bfcl",
+    "deepeval": "deepeval",
+    "mlflow": "mlflow",
+    "promptfoo": "promptfoo",
+    "tau2": "tau",
+    "taubench": "tau",
+}
+
+
+@pytest.mark.parametrize("fmt", [f for f in CASE_FORMATS if f != "native"])
+@pytest.mark.parametrize("name", SOURCES)
+def test_a_forced_format_reads_its_own_files_and_says_so_of_others(fmt: str, name: str) -> None:
+    """`--case-format NAME` on a file in another shape handed it to NAME's reader all the same:
+    a traceback (KeyError 'id', AssertionError, …) or cases with nothing expected, exit 0. It
+    is now an input error naming the file and the format."""
+    result = invoke("cases", "--cases", DATA / name, "--case-format", fmt)
+    assert isinstance(result.exception, (SystemExit, type(None))), result.exception
+    if OWN_FORMAT[name] == fmt:
+        assert result.exit_code == 0 and result.stdout
+        return
+    assert result.stdout == ""
+    if any(f.name.endswith(CASE_FORMATS[fmt].suffixes) for f in (DATA / name).iterdir()):
+        assert result.exit_code == 2
+        said = one_line(result.stderr)
+        assert f"this file is not in the case format {fmt!r} that --case-format" in said
+        assert CASE_FORMATS[fmt].looks_like in said
+    else:  # no file the format reads (its suffixes): nothing read
+        assert result.exit_code == 0
+
+
 def _score(cases: Path) -> list[dict]:
     result = CliRunner().invoke(
         app,
