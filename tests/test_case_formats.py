@@ -358,6 +358,21 @@ def test_promptfoo_descriptions_several_tests_share_are_made_unique(tmp_path: Pa
     assert all(re.fullmatch(r"weather-[0-9a-f]{12}", i) for i in shared)
 
 
+@pytest.mark.parametrize("expected", [None, []])
+def test_deepeval_golden_without_expected_tools_is_said(expected: object, tmp_path: Path) -> None:
+    """save_as writes a golden's empty expected_tools as null, as it writes an unset one: read as
+    expecting no call, which fails every run that calls a tool, so a warning says so."""
+    goldens = json.loads(next((DATA / "deepeval").glob("goldens.deepeval-*.json")).read_text())
+    goldens[1]["expected_tools"] = expected
+    (tmp_path / "goldens.json").write_text(json.dumps(goldens))
+    result = invoke("cases", "--cases", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert [json.loads(line)["accept"] for line in result.stdout.splitlines()][1] == [[]]
+    said = one_line(result.stderr)
+    assert "[1].expected_tools: none (save_as writes an empty list and none alike as null)" in said
+    assert "[0].expected_tools" not in said
+
+
 def test_forced_format_and_unknown_name() -> None:
     with pytest.raises(InputError, match="unknown case format 'nope'"):
         load_cases(DATA / "bfcl", case_format="nope")

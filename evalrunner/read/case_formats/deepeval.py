@@ -4,7 +4,9 @@ Each golden's `expected_tools` (`ToolCall`: `name`, `input_parameters`) are the 
 sequence. DeepEval's `ToolCorrectnessMetric` compares names only unless asked for the input
 parameters: a `ToolCall` without `input_parameters` is a step whose arguments are not judged
 (`"judge": {"": "any"}`). The other fields (`expected_output`, `context`, `expectations`, …) are
-not tool calls: each one a golden holds is named in a warning.
+not tool calls: each one a golden holds is named in a warning. A golden without
+`expected_tools` (`save_as` writes `[]` and `None` alike as `null`) is read as expecting no tool
+call, and a warning names it.
 """
 
 from __future__ import annotations
@@ -45,6 +47,12 @@ def _read(source: Source) -> list[Native]:
     for i, rec in records(source):
         at = f"[{i}]"
         steps = []
+        if not rec.get("expected_tools"):
+            source.warn(
+                f"{at}.expected_tools",
+                "none (save_as writes an empty list and none alike as null): read as expecting "
+                "no tool call",
+            )
         for j, tool in enumerate(rec.get("expected_tools") or []):
             tool = tool if isinstance(tool, dict) else {}
             params = tool.get("input_parameters", tool.get("inputParameters"))
