@@ -10,7 +10,8 @@ skipped, saying so:
 DeepEval's goldens are saved by `EvaluationDataset.save_as(file_type="json")`, as a team's
 suite would be; ADK's eval set by its `LocalEvalSetsManager` (as `adk web` saves one) and its
 `test_config.json` by its `EvalConfig`; MLflow's dataset by `mlflow.genai.datasets` (MLflow in
-the integrations environment); the other sources are written in their documented formats
+the integrations environment); agentevals' examples by langchain-core's own serializers; the
+other sources are written in their documented formats
 (docs/case-formats.md names the version of each).
 """
 
@@ -143,11 +144,53 @@ def mlflow_dataset() -> None:
     print(f"wrote {target.relative_to(OUT.parent.parent.parent)}")
 
 
+def langchain_examples() -> None:
+    """LangSmith-style examples whose reference outputs are one trajectory of LangChain messages,
+    serialized each way LangChain does: `dumpd()`, `messages_to_dict()`, `model_dump()`."""
+    import json
+
+    import langchain_core
+    from langchain_core.load import dumpd
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, messages_to_dict
+
+    question = "Weather in Nice and in Cannes?"
+    calls = [
+        {"name": "get_weather", "args": {"city": "Nice"}, "id": "call_1"},
+        {"name": "get_weather", "args": {"city": "Cannes"}, "id": "call_2"},
+    ]
+    messages = [
+        HumanMessage(question),
+        AIMessage("", tool_calls=calls),
+        ToolMessage("sunny", tool_call_id="call_1"),
+        ToolMessage("sunny", tool_call_id="call_2"),
+        AIMessage("Sunny in both."),
+    ]
+    dumps = {
+        "ae-dumpd": [dumpd(m) for m in messages],
+        "ae-messages-to-dict": messages_to_dict(messages),
+        "ae-model-dump": [m.model_dump() for m in messages],
+    }
+    target = OUT / "agentevals" / f"examples.langchain-core-{langchain_core.__version__}.jsonl"
+    for old in target.parent.glob("examples.langchain-core-*.jsonl"):
+        old.unlink()
+    with target.open("w") as out:
+        for case_id, dumped in dumps.items():
+            example = {
+                "id": case_id,
+                "inputs": {"question": question},
+                "outputs": {"messages": dumped},
+                "metadata": {"trajectory_match_mode": "unordered"},
+            }
+            out.write(json.dumps(example, sort_keys=True) + "\n")
+    print(f"wrote {target.relative_to(OUT.parent.parent.parent)}")
+
+
 if __name__ == "__main__":
     writers = (
         (deepeval_goldens, "deepeval"),
         (adk_evalset, "google.adk"),
         (mlflow_dataset, "mlflow"),
+        (langchain_examples, "langchain_core"),
     )
     for writer, package in writers:
         try:

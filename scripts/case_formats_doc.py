@@ -51,7 +51,9 @@ integrations`); the file name carries the version that wrote them. `adk_written/
 google-adk 2.13's own `LocalEvalSetsManager` (the eval set, as `adk web` saves one) and
 `EvalConfig` (its `test_config.json`, whose match type is the Enum's number) with the same script,
 and MLflow's `dataset.mlflow-*.jsonl` by `mlflow.genai.datasets` (its `to_df()`, exported as
-JSON lines). The others are written in their documented formats, at the versions the table names.
+JSON lines), and agentevals' `examples.langchain-core-*.jsonl` by langchain-core's own `dumpd()`,
+`messages_to_dict()` and `model_dump()`. The others are written in their documented formats, at
+the versions the table names.
 
 ## Not read
 

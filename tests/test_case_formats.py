@@ -373,6 +373,26 @@ def test_deepeval_golden_without_expected_tools_is_said(expected: object, tmp_pa
     assert "[0].expected_tools" not in said
 
 
+def test_agentevals_reads_langchains_every_serialization() -> None:
+    """examples.langchain-core-*.jsonl holds one trajectory serialized by langchain-core's own
+    dumpd(), messages_to_dict() and model_dump() (scripts/case_fixtures.py); dumpd()'s
+    `{"lc": 1, "type": "constructor", ...}` messages were not recognised at all."""
+    file = next((DATA / "agentevals").glob("examples.langchain-core-*.jsonl"))
+    cases = load_cases(file)
+    assert sorted(cases) == ["ae-dumpd", "ae-messages-to-dict", "ae-model-dump"]
+    read = {
+        (c.input, c.match, tuple((s.tool, tuple(s.args.items())) for s in c.accept[0]))
+        for c in cases.values()
+    }
+    assert read == {
+        (
+            "Weather in Nice and in Cannes?",
+            "unordered",
+            (("get_weather", (("city", "Nice"),)), ("get_weather", (("city", "Cannes"),))),
+        )
+    }
+
+
 def test_forced_format_and_unknown_name() -> None:
     with pytest.raises(InputError, match="unknown case format 'nope'"):
         load_cases(DATA / "bfcl", case_format="nope")
@@ -451,6 +471,7 @@ def test_sources_grade_as_their_harness_means() -> None:
     assert verdicts["pf-1"] and verdicts["de-1"]  # names only
     assert verdicts["tau2-1"]  # graded on writes; the reason is not compared
     assert verdicts["mlf-1"] and verdicts["tau-1"] and verdicts["ae-1"]
+    assert verdicts["ae-2"]  # unordered, from LangChain's dumpd() messages
     assert verdicts["mlfd-1"] and verdicts["mlfd-2"]  # MLflow's own export; a name-only call
 
 
