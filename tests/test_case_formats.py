@@ -393,6 +393,85 @@ def test_agentevals_reads_langchains_every_serialization() -> None:
     }
 
 
+TELECOM_TOOLS = [
+    {
+        "name": "get_customer",
+        "x-eval-readonly": True,
+        "parameters": {"type": "object", "properties": {"customer_id": {"type": "string"}}},
+    },
+    {
+        "name": "enable_roaming",
+        "parameters": {
+            "type": "object",
+            "properties": {"customer_id": {"type": "string"}, "line_id": {"type": "string"}},
+        },
+    },
+]
+
+
+@pytest.mark.parametrize(
+    ("basis", "match", "grade", "warned"),
+    [
+        (["DB", "COMMUNICATE"], "unordered", "writes", False),
+        (["ACTION"], "contains_unordered", None, False),
+        (["ENV_ASSERTION"], "contains_unordered", None, True),  # tau2's telecom tasks
+        (["NL_ASSERTION"], "contains_unordered", None, True),
+    ],
+)
+def test_tau2_reward_basis_decides_whether_other_calls_count(
+    basis: list, match: str, grade: str | None, warned: bool, tmp_path: Path
+) -> None:
+    """Only tau2's database check makes a call the task does not list matter. A task judged on
+    env assertions (telecom) was read `unordered` without `grade: writes`: the agent's every
+    look-up failed it."""
+    task = {
+        "id": "telecom-1",
+        "user_scenario": {"instructions": {"reason_for_call": "no data abroad"}},
+        "evaluation_criteria": {
+            "actions": [
+                {
+                    "action_id": "a0",
+                    "requestor": "assistant",
+                    "name": "enable_roaming",
+                    "arguments": {"customer_id": "C1001", "line_id": "L1002"},
+                },
+                {
+                    "action_id": "a1",
+                    "requestor": "user",
+                    "name": "toggle_airplane_mode",
+                    "arguments": {},
+                },
+            ],
+            "env_assertions": [{"func_name": "assert_mobile_data_status", "expected_status": True}],
+            "reward_basis": basis,
+        },
+    }
+    cases, tools = tmp_path / "cases", tmp_path / "tools"
+    cases.mkdir()
+    tools.mkdir()
+    (cases / "tasks.json").write_text(json.dumps([task]))
+    (tools / "tools.json").write_text(json.dumps(TELECOM_TOOLS))
+    printed = invoke("cases", "--cases", cases)
+    case = json.loads(printed.stdout)
+    assert (case["match"], case.get("grade")) == (match, grade)
+    assert ("judges neither the actions nor the database" in printed.stderr) is warned
+    calls = [
+        {"tool": "get_customer", "args": {"customer_id": "C1001"}},
+        {"tool": "enable_roaming", "args": {"customer_id": "C1001", "line_id": "L1002"}},
+    ]
+    runs = tmp_path / "runs.jsonl"
+    records = [
+        {"run_id": "done", "case_id": "telecom-1", "calls": calls},
+        {"run_id": "looked-only", "case_id": "telecom-1", "calls": calls[:1]},  # never enabled it
+    ]
+    runs.write_text("".join(json.dumps(r) + "\n" for r in records))
+    doc = score_json(runs, tools=tools, cases=cases)
+    assert {r["run_id"]: r["true"]["pass"] for r in doc["runs"]} == {
+        "done": True,
+        "looked-only": False,
+    }
+
+
 def test_forced_format_and_unknown_name() -> None:
     with pytest.raises(InputError, match="unknown case format 'nope'"):
         load_cases(DATA / "bfcl", case_format="nope")
