@@ -63,6 +63,8 @@ the versions the table names.
   `ToolCorrectnessMetric(should_consider_ordering=..., should_exact_match=...)` and MLflow's
   `ToolCallCorrectness(should_consider_ordering=...)` (both unordered by default). Their cases read
   as `exact`; change `match` in the lines `evalrun cases` prints to grade as the metric did.
+- DeepEval's `save_as(file_type="csv")` files (a case file is JSON, JSON lines or YAML): save the
+  goldens as `json` or `jsonl`, which are read.
 - tau-bench's tasks as Python (`tasks_test.py`): case files are data, never executed; tau-bench
   tasks exported as JSON are read.
 - promptfoo assertions other than `tool-call-f1` and `is-valid-openai-tools-call`, and ADK criteria
