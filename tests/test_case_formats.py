@@ -595,6 +595,22 @@ def test_what_cannot_be_read_is_said(tmp_path: Path) -> None:
     assert [s.tool for s in cases["multi_turn_1"].accept[0]] == ["ls"]
 
 
+def test_promptfoo_what_lives_elsewhere_is_said(tmp_path: Path) -> None:
+    """A `defaultTest` kept in another file, and `scenarios`, hold assertions and tests evalrun
+    does not read: they were passed over without a word."""
+    (tmp_path / "promptfooconfig.yaml").write_text(
+        "defaultTest: file://default.yaml\n"
+        "scenarios:\n  - config: [{vars: {city: Paris}}]\n    tests: [{vars: {q: x}}]\n"
+        "tests:\n  - description: w\n    assert: [{type: tool-call-f1, value: [get_weather]}]\n"
+    )
+    result = invoke("cases", "--cases", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["id"] == "w"
+    said = one_line(result.stderr)
+    assert "defaultTest: the default test in 'file://default.yaml' is in another file" in said
+    assert "scenarios: scenarios (tests crossed with configurations) are not read" in said
+
+
 def test_a_case_file_named_like_adks_config_is_still_read(tmp_path: Path) -> None:
     case = {"id": "mine", "accept": [[{"tool": "get_weather", "args": {"city": "Oslo"}}]]}
     (tmp_path / "test_config.json").write_text(json.dumps(case))

@@ -5,7 +5,8 @@ the case: those tools, in any order (`unordered`), their arguments not judged (p
 compares names). `is-valid-openai-tools-call` checks a call against the tool schema, which
 evalrun's lint and grading already do; it is noted, not a case of its own. Every other assertion
 (`javascript`, `python`, `llm-rubric`, model-graded ones, `contains`, …) is listed in a warning,
-never dropped silently; a test with no tool-call assertion is left out, with a warning. A test's
+never dropped silently; a test with no tool-call assertion is left out, with a warning, and so are
+a `defaultTest` kept in another file and `scenarios` (each named in a warning). A test's
 id is its `description`; promptfoo does not ask descriptions to be unique, so one that several
 tests of a file share is followed by a digest of the test's content (`weather-3f2a…`), and a test
 without one gets an id made from its content alone: the same on every read.
@@ -65,6 +66,16 @@ def _read(source: Source) -> list[Native]:
     shared: list[Any] = []
     if isinstance(default, dict) and isinstance(default.get("assert"), list):
         shared = default["assert"]
+    elif isinstance(default, str):
+        source.warn(
+            "defaultTest",
+            f"the default test in {default!r} is in another file: its assertions are not read",
+        )
+    if isinstance(source.data, dict) and source.data.get("scenarios"):
+        source.warn(
+            "scenarios",
+            "scenarios (tests crossed with configurations) are not read: write them as tests",
+        )
     out: list[Native] = []
     labels = Counter(t.get("description") for t in tests if isinstance(t, dict))
     for i, test in enumerate(tests):
