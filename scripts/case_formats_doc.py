@@ -25,7 +25,7 @@ file in another shape is an input error naming it (exit 2). Every command reads 
     evalrun cases --cases evals/ > cases/migrated.jsonl
 
 What a source holds that evalrun cannot express (a model-graded assertion, an expected reply, a
-simulated user's action) is a warning on stderr, and in the results' `summary.warnings`, naming the
+simulated user's action) is a warning on stderr, and in the results' `warnings`, naming the
 file and the field: never a silent drop. Ids are the source's own where it has them; otherwise a
 stable id made from the record's content (`goldens-89a7e245aed2`: the same on every read, whatever
 the record's place in the file). The lines `evalrun cases` prints read back to the same cases and
