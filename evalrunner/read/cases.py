@@ -44,6 +44,7 @@ from .case_formats import (
 )
 from .case_formats import SUFFIXES as CASE_SUFFIXES
 from .case_formats import detect as detect_case_format
+from .case_formats import not_in as not_in_case_format
 from .case_formats import resolve as resolve_case_format
 from .case_formats import unknown_shape as unknown_case_shape
 from .files import check_keys, list_files, near_miss
@@ -147,6 +148,8 @@ def read_case_file(
         fmt = detect_case_format(source)
         if fmt is None:
             raise InputError(unknown_case_shape(file))
+    elif not fmt.detect(source):  # forced: a reader is never handed a file of another shape
+        raise InputError(not_in_case_format(file, fmt))
     if fmt.read is None:  # evalrun's own
         return _native(source)
     for name in CONFIG_FILES:
