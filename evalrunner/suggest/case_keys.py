@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from ..grade.grader import Grader, RunResult
 from ..grade.norms import Normalizer
-from ..jsonvalue import canon_key
+from ..jsonvalue import MISSING, canon_key
 from ..model import Case, InputError, MatchMode, NormSpec, OneOf, Run, Step, Tool
 from ..read.cases import judge_to_json
 from .collect import Group
@@ -189,7 +189,9 @@ def _judges(
                 for d in c.comparison.mismatches:
                     differing.add((result.aligned_to, c.step, d.param))
                     values.append(d.actual)
-        if len(differing) == 1:
+        # A run that leaves the parameter out is no value to judge by: neither `any` nor
+        # `one_of` passes an absence the tool declares no default for.
+        if len(differing) == 1 and values[0] is not MISSING:
             site = next(iter(differing))
             sites.setdefault(site, []).append((g, values[0]))
     for (k, j, path), found in sorted(sites.items()):
@@ -218,9 +220,20 @@ def _judge_for(step: Step, path: str, values: list[Any]) -> NormSpec | OneOf | N
         return NormSpec("any")  # free text worded otherwise in every run
     if len(values) >= ONE_OF_MOST:
         return None
-    own = step.args.get(path) if "." not in path and "[]" not in path else None
-    answers = ([own] if own is not None else []) + values
+    own = _at_path(step.args, path)
+    answers = ([own] if own is not MISSING else []) + values
     return OneOf(tuple({canon_key(v): v for v in answers}.values()))
+
+
+def _at_path(args: Any, path: str) -> Any:
+    """The step's value at a parameter path (`filters.status`); MISSING where the step leaves
+    it out or the path goes through a list (`items[].note`: which item's is not one value)."""
+    value = args
+    for name in path.split("."):
+        if "[]" in name or type(value) is not dict or name not in value:
+            return MISSING
+        value = value[name]
+    return value
 
 
 def _match(
