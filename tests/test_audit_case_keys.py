@@ -57,3 +57,29 @@ def test_a_case_without_them_gives_the_keys_it_gave():
     line = review(RECORD, case, {"send_money": TOOL})
     assert list(line) == ["input", "calls", "match", "accept", "effects", "world", "meta", "tools"]
     assert line["accept"] == [[{"tool": "send_money", "args": {"to": "x"}}]]
+
+
+SEARCH = parse_tool(
+    {
+        "name": "search",
+        "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+        "x-eval-readonly": True,
+    },
+    "t",
+)
+
+
+def test_a_blind_sheet_of_a_case_graded_on_writes_says_which_tools_only_read():
+    """`grade: "writes"` leaves the read-only tools' calls out: a reviewer reads which tools those
+    are, even blind; a case graded on every call keeps a blind sheet blind to it."""
+    steps = [[{"tool": "search", "args": {"q": "r"}}, {"tool": "send_money", "args": {"to": "x"}}]]
+    tools = {"search": SEARCH, "send_money": TOOL}
+    writes = parse_case({"id": "c", "grade": "writes", "accept": steps}, "c.json")
+    line = review(RECORD, writes, tools)
+    assert line["tools"]["search"]["readonly"] is True
+    assert "readonly" not in line["tools"]["send_money"]
+    assert "x-eval-readonly" not in str(line["tools"])  # the schema stays without annotations
+    assert view({"run_id": "r", "case_id": "c", **line})["reads"] == ["search"]
+    every = parse_case({"id": "c", "accept": steps}, "c.json")
+    assert "readonly" not in review(RECORD, every, tools)["tools"]["search"]
+    assert review(RECORD, every, tools, blind=False)["tools"]["search"]["readonly"] is True
