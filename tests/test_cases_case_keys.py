@@ -3,10 +3,13 @@ errors with "did you mean", as for every key evalrun reads."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from evalrunner.model import Forbid, InputError, Matches, NormSpec, OneOf
 from evalrunner.read.cases import parse_case
+from tests.conftest import invoke
 
 STEP = {"tool": "t", "args": {"b": "x"}}
 
@@ -71,3 +74,28 @@ def test_a_bad_or_misspelt_key_is_an_error(data, message):
     with pytest.raises(InputError) as e:
         parse_case(data, "c.json")
     assert message in str(e.value)
+
+
+def test_a_judged_step_of_a_tool_no_schema_defines_warns_that_its_judge_is_not_applied(tmp_path):
+    """Without the tool's schema a judge has no parameters to apply to: the step's calls are
+    compared as JSON, and the warning about the unknown tool says the judge is left out."""
+    for sub in ("tools", "cases", "traces"):
+        (tmp_path / sub).mkdir()
+    (tmp_path / "tools" / "t.json").write_text(json.dumps({"name": "t", "parameters": {}}))
+    steps = [{"tool": "nosuch", "args": {"a": "q"}, "judge": {"a": "any"}}]
+    plain = [{"tool": "other", "args": {}}]
+    cases = [{"id": "j", "accept": [steps]}, {"id": "p", "accept": [plain]}]
+    (tmp_path / "cases" / "c.json").write_text(json.dumps(cases))
+    runs = [{"case_id": "j", "calls": [{"tool": "nosuch", "args": {"a": "z"}}]}]
+    (tmp_path / "traces" / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
+    result = invoke(
+        "score", tmp_path / "traces", "--format", "json",
+        *("--tools", tmp_path / "tools", "--cases", tmp_path / "cases"),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["warnings"][:2] == [
+        "case 'j': accept[0][0] calls 'nosuch', which no tool schema defines (its judge is not "
+        "applied: calls to it are compared as JSON)",
+        "case 'p': accept[0][0] calls 'other', which no tool schema defines",
+    ]
+    assert json.loads(result.stdout)["runs"][0]["verdict"] == "fail"
