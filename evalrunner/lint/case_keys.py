@@ -12,8 +12,7 @@ import difflib
 from collections.abc import Mapping
 from typing import Final
 
-import regex
-
+from .. import patterns
 from ..grade.compare import ToolPlan
 from ..grade.judge import param_paths, step_plan
 from ..grade.norms import Normalizer
@@ -100,8 +99,8 @@ def _check_pattern(
     case: Case, label: str, pattern: str, loc: tuple[str | int, ...], out: list[Finding]
 ) -> bool:
     try:
-        compiled = regex.compile(pattern)
-    except (regex.error, RecursionError, OverflowError) as e:
+        compiled = patterns.compiled(pattern)  # as grading compiles it
+    except patterns.PatternError as e:
         out.append(
             finding(
                 "judge-pattern-invalid",
