@@ -161,3 +161,15 @@ def test_a_nested_parameter_s_one_of_holds_the_step_s_own_value(tmp_path):
     (found,) = proposals(corpus(tmp_path, [PRIO], [case], runs))
     assert (found["key"], found["param"]) == ("judge", "filters.level")
     assert found["judge"] == {"one_of": [1, 2, 3]}
+
+
+def test_the_table_names_the_judged_step_as_errors_and_lint_do(tmp_path):
+    case = {"id": "notify", "accept": [[mail("<summary>")]], "effect": [SENT]}
+    runs = [
+        run(1, "notify", [mail("the db is down")], {"outbox": [1]}),
+        run(2, "notify", [mail("database outage since 9")], {"outbox": [1]}),
+    ]
+    d = corpus(tmp_path, [MAIL], [case], runs)
+    result = invoke("suggest", "--tools", d / "tools", "--cases", d / "cases", d / "traces")
+    assert result.exit_code == 0, result.output
+    assert '2  case notify: accept[0][0] judge body = "any"' in result.stdout
