@@ -15,6 +15,7 @@ from evalrunner.cli import app
 from evalrunner.grade.norms import BUILTINS, Normalizer, NormError
 from evalrunner.lint import CODES, Finding, LintReport, json_path, lint, quantity
 from evalrunner.model import InputError
+from tests.conftest import one_line
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -930,3 +931,9 @@ def test_run_values_the_schema_rejects_are_counted_and_listed(tmp_path):
     )
     assert "2 run value(s) break the schema's format" in f.message
     assert f"{root / 'traces'}" in f.message and ".jsonl:1" in f.message
+
+
+def test_the_help_names_the_case_key_checks():
+    text = one_line(invoke("--help").stdout)
+    assert "case keys that cannot work (a judge path naming no parameter, a pattern" in text
+    assert "a forbid entry no call can match, grade writes with no read-only tool)" in text
