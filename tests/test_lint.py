@@ -937,3 +937,18 @@ def test_the_help_names_the_case_key_checks():
     text = one_line(invoke("--help").stdout)
     assert "case keys that cannot work (a judge path naming no parameter, a pattern" in text
     assert "a forbid entry no call can match, grade writes with no read-only tool)" in text
+
+
+def test_a_one_of_value_the_schema_refuses_is_a_case_args_error(tmp_path):
+    """A run that sends the listed value equals it as JSON and passes: the case would pass a
+    call the tool should have refused. Values the schema accepts say nothing."""
+    judge = {"team": {"one_of": ["ops", "dba", 7]}}
+    step = {"tool": "page", "args": {"team": "ops"}, "judge": judge}
+    schema = obj(team={"type": "string", "enum": ["ops", "dev"]})
+    root = corpus(tmp_path, {"page": schema}, [{"id": "c1", "accept": [[step]]}])
+    found = run_lint(root).findings
+    assert [(f.code, f.path) for f in found] == [
+        ("case-args-invalid", "$[0].accept[0][0].judge.team.one_of[1]"),
+        ("case-args-invalid", "$[0].accept[0][0].judge.team.one_of[2]"),
+    ]
+    assert "judge 'team' one_of: 7 is not a string" in found[1].message
