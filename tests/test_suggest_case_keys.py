@@ -173,3 +173,23 @@ def test_the_table_names_the_judged_step_as_errors_and_lint_do(tmp_path):
     result = invoke("suggest", "--tools", d / "tools", "--cases", d / "cases", d / "traces")
     assert result.exit_code == 0, result.output
     assert '2  case notify: accept[0][0] judge body = "any"' in result.stdout
+
+
+def test_repeatable_where_each_loop_stopped_once_the_reply_changed(tmp_path):
+    """A job polled while it runs gets `running` more than once before `done`: polling. A loop
+    that went on after the answer (`done`, `done`) is a loop, and nothing is proposed."""
+    status = {"name": "job_status", "parameters": {"type": "object", "properties": {"job": S}}}
+    poll = {"tool": "job_status", "args": {"job": "J"}}
+    case = {"id": "wait", "match": "contains", "accept": [[poll]]}
+
+    def polls(*states: str) -> list[dict[str, Any]]:
+        return [{**poll, "result": {"state": s}} for s in states]
+
+    runs = [run(1, "wait", polls("running", "running", "done")), run(2, "wait", polls("a", "b"))]
+    (tmp_path / "polled").mkdir()
+    (tmp_path / "looped").mkdir()
+    (found,) = proposals(corpus(tmp_path / "polled", [status], [case], runs))
+    assert (found["key"], found["repeatable"], found["gains"]) == ("repeatable", ["job_status"], 2)
+    assert found["evidence"]["runs"] == 2
+    went_on = [*runs, run(3, "wait", polls("running", "done", "done"))]
+    assert proposals(corpus(tmp_path / "looped", [status], [case], went_on)) == []

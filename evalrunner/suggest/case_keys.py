@@ -3,7 +3,8 @@ the tools it should take as `repeatable`.
 
 Each proposal is made from evidence, as alternates are: runs whose recorded world was checked and
 held every effect assertion of the case (without a checked world, nothing says the run was right),
-or, for `repeatable`, runs whose every repeated call got another reply (a state being polled).
+or, for `repeatable`, runs whose every repeated call stopped once its reply changed (a state
+being polled).
 Each is then scored as a what-if: the case changed alone, every group of its runs regraded, the
 runs whose calls would newly pass counted as gains, and among them those whose world fails an
 effect (`risk.effects_failed`) or was not recorded (`risk.unverified`).
@@ -15,8 +16,9 @@ effect (`risk.effects_failed`) or was not recorded (`risk.unverified`).
 - `match`: runs that hold every effect match the sequence under a wider mode; the narrowest mode
   that passes any is proposed, the others listed with their gains.
 - `grade`: under `"grade": "writes"` such runs would match (the case calls read-only tools).
-- `repeatable`: the case's loops were all polling: each repeated call got another reply than the
-  call it repeats, in every run with a loop (a run where one reply stayed the same is a loop).
+- `repeatable`: the case's loops were all polling: in every run with a loop, each repeated call
+  stopped once its reply changed (`running`, `running`, `done`); a run whose last copy got the
+  reply the one before it got (`done`, `done`) is a loop.
 
 These are case lines to change by hand, never written by `--write`.
 """
@@ -285,7 +287,7 @@ def _repeatable(
 ) -> Iterable[CaseKeySuggestion]:
     looped = [g for g in groups if g.replies_change or g.replies_same]
     if not looped or any(g.replies_same for g in looped):
-        return  # no loop, or some loop got the same reply again: a loop, not polling
+        return  # no loop, or some loop went on after the same reply: a loop, not polling
     grader = _grader(case, base)
     names: set[str] = set()
     for g in looped:
