@@ -511,6 +511,37 @@ def test_alignment_past_its_bound_is_unscoreable_and_said(tmp_path, monkeypatch)
     assert "too large to align: 50 calls against 40 steps" in doc["errors"][0]["error"]
 
 
+JUDGED = {**SEARCH, "judge": {"customer_id": {"matches": "C-"}}}
+"""A judged step: its case is graded pairwise, every call against every step and earlier call."""
+
+
+@pytest.mark.parametrize(("calls", "steps", "scored"), [(300, 100, False), (30, 10, True)])
+def test_pairwise_grading_past_its_bound_is_unscoreable_and_said(tmp_path, calls, steps, scored):
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    case = {"id": "big", "input": "x", "match": "unordered", "accept": [[JUDGED] * steps]}
+    (cases / "c.json").write_text(json.dumps([case]))
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(json.dumps({"run_id": "r", "case_id": "big", "calls": [EQUIVALENT] * calls}))
+    started = time.monotonic()
+    result = invoke(
+        "score", "--tools", str(DATA / "tools"), "--cases", str(cases), str(trace), "-f", "json"
+    )
+    assert time.monotonic() - started < 15  # 22 s for 300 x 100 before the bound
+    doc = json.loads(result.stdout)
+    if scored:
+        assert result.exit_code == 0 and doc["summary"]["runs"] == 1
+        labels = [c["label"] for c in doc["runs"][0]["calls"]]
+        assert labels.count("equivalent") == steps and labels.count("redundant") == calls - steps
+        return
+    assert result.exit_code == 2 and doc["summary"]["unscoreable"] == 1
+    assert doc["errors"][0]["error"] == (
+        f"too large to align: {calls} calls against {steps} steps compared pair by pair (a judged "
+        "step, or a rule that compares pairs) is more work than one run is given (1,000,000 "
+        "comparisons)"
+    )
+
+
 # ------------------------------------------------------------------- tampered audit sheets
 
 

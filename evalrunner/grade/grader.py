@@ -107,6 +107,11 @@ CONTAINS_MODES = frozenset({"contains", "contains_unordered"})
 OTHER_DROPS = 256
 """The most other choices of repeated copies to drop that rule 1 tries, when dropping the latest
 copies does not let a run match (`_other_drops`)."""
+PAIRWISE_WORK = 1_000_000
+"""The most pairwise comparisons (`Grader._same`) grading one run may make (a few seconds): a
+run graded pairwise (a judged step, a rule that compares pairs) relates every call to every step
+and to every earlier call, so 300 calls against 100 judged steps took 22 s and 1,200 against 400
+would take many minutes. A run past it is unscoreable, "too large to align", not a stall."""
 
 
 Label = Literal[
@@ -760,7 +765,7 @@ class Grader:
     def _grade_prepared(self, calls: list[_C], cp: _CasePlan) -> _CallsGrade:
         """The general path: `calls` keyed, compared by hashing where keys decide, else
         pairwise (`_pairwise`)."""
-        same = self._same if self._pairwise(calls, cp) else None
+        same = _bounded(self._same, calls, cp) if self._pairwise(calls, cp) else None
         mode = cp.case.match
         live = [c for c in calls if not c.call.errored]
         writes = _writes(live, cp)
@@ -905,6 +910,27 @@ def _reported(calls: list[_C], canonical: _Seq, mode: str) -> bool:
 Same = Callable[[_C, _C], bool] | None
 """How a run's calls and steps are related: `Grader._same` pairwise, or None where equal canonical
 keys decide (then the relation is an equivalence, and counting is hashing)."""
+
+
+def _bounded(same: Callable[[_C, _C], bool], calls: list[_C], cp: _CasePlan) -> Same:
+    """`same`, counted: past `PAIRWISE_WORK` comparisons for one run, AlignmentTooLarge (the
+    run is unscoreable, and said), wherever the grading compares (rule 1, rule 2's matchings,
+    the labelling alignment)."""
+    left = PAIRWISE_WORK
+
+    def bounded(x: _C, y: _C) -> bool:
+        nonlocal left
+        left -= 1
+        if left < 0:
+            steps = max(len(s.items) for s in cp.seqs)
+            raise AlignmentTooLarge(
+                f"too large to align: {len(calls)} calls against {steps} steps compared pair by "
+                f"pair (a judged step, or a rule that compares pairs) is more work than one run "
+                f"is given ({PAIRWISE_WORK:,} comparisons)"
+            )
+        return same(x, y)
+
+    return bounded
 
 
 def _matches(calls: list[_C], seq: _Seq, mode: str, same: Same) -> bool:
