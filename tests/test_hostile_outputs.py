@@ -300,6 +300,52 @@ def test_a_catastrophic_user_pattern_is_bounded_and_named(tmp_path):
     assert doc["summary"]["runs"] == 5 and doc["runs"][0]["calls"][0]["label"] != "errored"
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["\n" * 20_000, " \n" * 10_000, "Calling tools:" + " " * 19_980, "Action:" * 2_857],
+    ids=["newlines", "blank-lines", "calling-tools-spaces", "actions-on-one-line"],
+)
+def test_the_text_conventions_guard_is_linear_on_long_strings(tmp_path, text):
+    """A record with no call is searched for calls written as text, in every string: 20 strings
+    of 20,000 newlines took 30 s for an 800 KB line."""
+    record = {"case_id": "retry", "messages": [{"role": "user", "content": text}] * 20}
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(json.dumps(record) + "\n")
+    started = time.monotonic()
+    result = score(str(trace), "-f", "json")
+    assert time.monotonic() - started < 5
+    doc = json.loads(result.stdout)
+    assert doc["summary"]["runs"] + doc["summary"]["unscoreable"] == 1, doc["errors"]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Thought: x\n\n  Action: get\n\n\n Action Input: {}", True),
+        ("Action\n: get\nAction Input: {}", True),
+        ("x Action: get\nAction Input: {}", False),
+        ("Calling tools:\n\n [{}]", True),
+    ],
+)
+def test_the_text_conventions_still_read_as_they_did(text, found):
+    from evalrunner.traces.reader import _call_like
+
+    said = _call_like({"messages": [{"role": "assistant", "content": text}]})
+    assert (said is not None and "a call convention evalrun does not parse" in said) is found
+
+
+def test_the_encodings_suggest_reads_are_linear_on_long_values():
+    from evalrunner.suggest.encodings import encoding_of
+
+    started = time.monotonic()
+    for value in ("1d" + " " * 20_000 + "x", "1d" + " " * 10_000 + "1h" + " " * 10_000 + "x"):
+        assert encoding_of(value) == "other string"  # 36 s for 1,000 spaces before
+    assert time.monotonic() - started < 1
+    assert encoding_of("1d 2h  30m 5s") == "duration shorthand (1h30m)"
+    assert encoding_of("1h ") == "duration shorthand (1h30m)"
+    assert encoding_of("1s ") == "other string"  # no space after the last unit, as before
+
+
 # ------------------------------------------------------- git revisions read raw, attributes off
 
 

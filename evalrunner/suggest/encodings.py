@@ -38,7 +38,12 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ("decimal string", re.compile(r"-?\d+(\.\d+)?")),
     ("numeric string", re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")),
-    ("duration shorthand (1h30m)", re.compile(r"(\d+d)?\s*(\d+h)?\s*(\d+m)?\s*(\d+s)?")),
+    # Each space run belongs to one group: `(\d+d)?\s*(\d+h)?\s*(\d+m)?\s*(\d+s)?` split a run
+    # between its three `\s*` every way (36 s for "1d", 1,000 spaces and "x"); the same strings.
+    (
+        "duration shorthand (1h30m)",
+        re.compile(r"(?:\d+d)?(?:\s*\d+h)?(?:\s*\d+m)?(?:\s*\d+s|\s*)"),
+    ),
 )
 
 _MAY_ENCODE = frozenset("0123456789+-.P")
