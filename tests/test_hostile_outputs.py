@@ -179,6 +179,7 @@ def test_no_control_sequence_from_the_data_reaches_the_terminal(tmp_path):
         invoke("lint", *BASE, "--traces", str(tmp_path / "traces")),
         invoke("diff", *BASE, str(DATA / "traces" / "a.jsonl"), str(trace)),
         invoke("suggest", *BASE, str(trace)),
+        score(str(tmp_path / "traces"), "-f", "markdown", "--group-by", "meta.model"),
     ]
     for result in outputs:
         assert result.exit_code in (0, 1), result.output
@@ -186,6 +187,8 @@ def test_no_control_sequence_from_the_data_reaches_the_terminal(tmp_path):
         assert not any(c in text for c in RAW), [c for c in RAW if c in text]
     table = outputs[0].stdout
     assert "\\x1b[2J" in table and "\\u202e" in table  # shown, as error messages show them
+    markdown = outputs[-1].stdout.replace("\\\\", "\\")  # a backslash is escaped there
+    assert "m\\x1b\\[2J\\x1b\\[H" in markdown and "\\u202efail\\u202c" in markdown
 
 
 # ---------------------------------------------------------------- no traceback, no exit 1

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
 from ..summary.trials import shown_ks
+from ..terminal import visible
 from ..words import counted, graded_calls, plural, reported_legend
 from . import Output, WriterFormat, wording
 from .explain import falsely_failed
@@ -33,8 +34,10 @@ _SPECIAL = re.compile(r"([\\`*_\[\]<>|~#&])")
 
 def md(value: Any) -> str:
     """Text from the inputs, safe in a Markdown paragraph or table cell: one line, its
-    punctuation escaped."""
-    return _SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
+    punctuation escaped, and every control character shown as an escape (`\\x1b`, `\\u202e`), as
+    the table shows it: this text is printed on a terminal too, and a job summary shows a bidi
+    override as it acts."""
+    return _SPECIAL.sub(r"\\\1", visible(" ".join(str(value).split())))
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> list[str]:
