@@ -234,3 +234,21 @@ def test_diff_of_two_commits_reads_the_evals_folder_the_settings_name(repo, monk
         assert d["pairing"] == "run_id" and d["flips"], where
         html = invoke("diff", "HEAD~1", "HEAD", "-f", "html")
         assert html.exit_code == 0 and html.stdout.startswith("<!doctype html>")
+
+
+@pytest.mark.parametrize("command", ["score", "diff"])
+def test_help_shows_a_setting_s_control_characters_as_escapes(tmp_path, monkeypatch, command):
+    """A value from the settings file is data: `--help` printed `tools = "\\u001b]0;x\\u0007"`
+    raw, which retitles the window (click strips only colour codes, and only off a terminal)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "evalrun.toml").write_text(
+        'tools = "t\\u001b]0;x\\u0007"\ntraces = ["r\\u202e"]\ngroup_by = "g\\u009b2J"\n'
+    )
+    result = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    shown = one_line(result.stdout)
+    assert not any(c in result.stdout for c in "\x1b\x07\u202e\x9b")
+    assert "[default: t\\x1b]0;x\\x07]" in shown and "[default: g\\x9b2J]" in shown
+    if command == "diff":
+        assert "[default: r\\u202e]" in shown

@@ -113,12 +113,27 @@ class _Command(TyperCommand):
             if isinstance(p, TyperOption) and p.name in given
         ]
         try:
+            # typer reads a default from the default map before the option's own
+            ctx.default_map = {k: _escaped(v) for k, v in given.items()} if given else None
             for p, _, _ in swapped:
-                p.default, p.show_default = given[p.name], True
+                p.default, p.show_default = _escaped(given[p.name]), True
             super().format_options(ctx, formatter)
         finally:  # the command is made once per process: the next invocation's help is its own
+            ctx.default_map = given or None
             for p, default, shown in swapped:
                 p.default, p.show_default = default, shown
+
+
+def _escaped(value: Any) -> Any:
+    """A setting's value as `--help` prints it: its control characters shown as escapes (a
+    `tools = "\\u001b]0;title\\u0007"` retitled the window), as everywhere data is printed."""
+    from ..terminal import visible
+
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, list):
+        return [visible(v) if isinstance(v, str) else v for v in value]
+    return value
 
 
 class _Commands(MutableMapping[str, Any]):
