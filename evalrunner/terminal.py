@@ -63,6 +63,11 @@ class SafeConsole(Console):
     """A rich console that prints no control character from the text it renders: the styles it
     adds itself (colour, the progress line's cursor moves) are not text, and are kept."""
 
+    def render_str(self, text: str, **options: Any) -> Any:
+        # Before rich makes it a Text, which silently drops BEL, BS, VT, FF and CR: a message
+        # naming "a\x07b" said "ab", and `render` below never saw what was gone.
+        return super().render_str(visible_layout(text), **options)
+
     def render(self, renderable: Any, options: Any = None) -> Iterable[Segment]:
         for segment in super().render(renderable, options):
             if segment.control is None and segment.text and _BUT_LAYOUT.search(segment.text):

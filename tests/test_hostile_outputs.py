@@ -187,6 +187,8 @@ def test_no_control_sequence_from_the_data_reaches_the_terminal(tmp_path):
         assert not any(c in text for c in RAW), [c for c in RAW if c in text]
     table = outputs[0].stdout
     assert "\\x1b[2J" in table and "\\u202e" in table  # shown, as error messages show them
+    # a message shows BEL (and BS, VT, FF, CR) too, where rich's Text would drop it unsaid
+    assert "t\\x1b]0;owned\\x07" in " ".join(outputs[0].stderr.split())
     markdown = outputs[-1].stdout.replace("\\\\", "\\")  # a backslash is escaped there
     assert "m\\x1b\\[2J\\x1b\\[H" in markdown and "\\u202efail\\u202c" in markdown
 
