@@ -20,6 +20,7 @@ from typing import Any, Final
 import regex
 from rich.console import Console
 from rich.segment import Segment
+from rich.text import Text
 
 BIDI_CONTROLS: Final = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 """The bidirectional formatting characters (Unicode's Bidi_Control), which reorder what follows."""
@@ -74,3 +75,16 @@ class SafeConsole(Console):
                 yield Segment(visible_layout(segment.text), segment.style, segment.control)
             else:
                 yield segment
+
+
+class SafeText(Text):
+    """A rich `Text` of the data, its control characters shown as escapes before the layout:
+    rich's `Text` drops BEL, BS, VT, FF and CR unsaid, and lays out the rest before
+    `SafeConsole` widens them, so a cell or a wrapped line lost words (`diff`'s flips, `audit`'s
+    unscoreable lines). Line breaks and tabs are the layout's, and kept."""
+
+    def __init__(self, text: str = "", *args: Any, **kwargs: Any) -> None:
+        super().__init__(visible_layout(text), *args, **kwargs)
+
+    def append(self, text: Any, style: Any = None) -> Text:
+        return super().append(visible_layout(text) if isinstance(text, str) else text, style)

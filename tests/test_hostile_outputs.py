@@ -193,6 +193,31 @@ def test_no_control_sequence_from_the_data_reaches_the_terminal(tmp_path):
     assert "m\\x1b\\[2J\\x1b\\[H" in markdown and "\\u202efail\\u202c" in markdown
 
 
+def test_text_of_the_data_is_escaped_before_the_layout():
+    """diff's, lint's, suggest's and audit's renderers build rich Texts of the data: rich dropped
+    BEL, BS, VT, FF and CR unsaid, and wrapped the rest before the console's escapes widened it,
+    so audit's unscoreable lines lost words ("line is not valid JSON: invalid literal" printed
+    as "line is not ... literal")."""
+    import io
+
+    from rich.table import Table
+
+    from evalrunner.terminal import SafeConsole, SafeText
+
+    out = io.StringIO()
+    console = SafeConsole(file=out, width=40, color_system=None)
+    error = "line is not valid JSON: invalid literal, expected 'null' \x1b[2J\x07\r"
+    console.print(SafeText(f"  a\x1b]8;;x\x07.jsonl:7  {error}"))
+    table = Table()
+    table.add_column("id")
+    table.add_row(SafeText.assemble(("r\x08\x0c", "bold"), "\u202e"))
+    console.print(table)
+    said = " ".join(out.getvalue().split())
+    assert "a\\x1b]8;;x\\x07.jsonl:7" in said and "\\x1b[2J\\x07\\r" in said
+    assert "line is not valid JSON: invalid literal, expected 'null'" in said
+    assert "r\\x08\\x0c\\u202e" in said
+
+
 # ---------------------------------------------------------------- no traceback, no exit 1
 
 

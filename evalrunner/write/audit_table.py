@@ -10,10 +10,10 @@ from __future__ import annotations
 from rich import box
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from ..audit.compare import Audit
 from ..audit.stats import Estimate
+from ..terminal import SafeText as Text
 from .wording import interval, n, pct
 
 MAX_ERRORS = 20

@@ -11,9 +11,9 @@ from typing import Any, Literal
 from rich import box
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from ..diff import SHAPES, DiffResult, describe_test
+from ..terminal import SafeText as Text
 from ..words import counted
 from .wording import change, n, pct, points, share_count
 

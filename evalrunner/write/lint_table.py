@@ -8,9 +8,9 @@ from __future__ import annotations
 import textwrap
 
 from rich.console import Console
-from rich.text import Text
 
 from ..lint import Finding, LintReport
+from ..terminal import SafeText as Text
 from ..words import counted
 from .wording import n, pct
 

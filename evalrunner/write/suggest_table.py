@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Console
-from rich.text import Text
 
 from ..jsonvalue import dumps as json_dumps
 from ..jsonvalue import short_json
@@ -26,6 +25,7 @@ from ..suggest.model import (
     Scored,
     TightenSuggestion,
 )
+from ..terminal import SafeText as Text
 from ..words import counted
 from .suggest_json import json_value, rule_json, steps_json
 from .wording import n, share
