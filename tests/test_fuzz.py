@@ -317,10 +317,13 @@ RAW_CONTROLS |= set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u202
 
 @FUZZ
 @given(run_id=names, tool=names, model=names, source=names, value=names)
-def test_no_control_character_in_any_name_reaches_the_table(run_id, tool, model, source, value):
+def test_no_control_character_in_any_name_reaches_the_table_or_markdown(
+    run_id, tool, model, source, value
+):
     import io
 
     from evalrunner.summary import Summary
+    from evalrunner.write import markdown
     from evalrunner.write.table import data_console, render_run, render_summary
 
     record = {
@@ -338,8 +341,12 @@ def test_no_control_character_in_any_name_reaches_the_table(run_id, tool, model,
         summary.add(item, (0, n))
     out = io.BytesIO()
     console = data_console(out, to_file=True)
-    render_summary(summary.finish(), [source], console)
+    finished = summary.finish()
+    render_summary(finished, [source], console)
     if not isinstance(result, TraceError):
         render_run(result, console)
     text = out.getvalue().decode()
     assert not RAW_CONTROLS & set(text), sorted(RAW_CONTROLS & set(text))
+    errors = [{"source": error.source, "error": error.error}]
+    text = markdown.render(finished.to_json(), sources=[source], errors=errors)
+    assert not RAW_CONTROLS & set(text.replace("\n", "")), sorted(RAW_CONTROLS & set(text))
