@@ -14,10 +14,10 @@ many truly fail, and how many are false failures or false passes.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -105,19 +105,25 @@ def summary_lines(results: list[RunResult]) -> list[str]:
     return lines
 
 
-class Plugin:
-    def __init__(self, session: Evalrun) -> None:
-        self.session = session
+def session_plugin(session: Evalrun) -> ModuleType:
+    """What `pytest_configure` registers when the plugin is on: the `evalrun` fixture and the
+    terminal summary. A module, not an instance holding them: pytest 9 deprecates a session
+    fixture bound to an instance (a PytestRemovedIn10Warning in every session that used it)."""
+    plugin = ModuleType("evalrunner.pytest_plugin.session")
 
-    @pytest.fixture(scope="session")
-    def evalrun(self) -> Evalrun:
+    @pytest.fixture(scope="session", name=NAME)
+    def evalrun() -> Evalrun:
         """evalrun's grading with the tools and cases of the settings."""
-        return self.session
+        return session
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_sep("=", "evalrun: reported vs true")
-        for line in summary_lines(self.session.results):
+        for line in summary_lines(session.results):
             terminalreporter.write_line(line)
+
+    plugin.evalrun = evalrun  # type: ignore[attr-defined]
+    plugin.pytest_terminal_summary = pytest_terminal_summary  # type: ignore[attr-defined]
+    return plugin
 
 
 def _asked(config: pytest.Config) -> bool:
@@ -137,12 +143,13 @@ def pytest_configure(config: pytest.Config) -> None:
     if not on:
         return
     values = settings.values if settings is not None else {}
-    # settings paths are relative to the current folder (read.settings); defaults to the root
-    base = Path(os.getcwd()) if settings is not None else Path(config.rootpath)
+    # discover() gives the settings' paths relative to the folder it started from, the root
+    # folder (read.settings), wherever pytest was started
+    base = Path(config.rootpath)
     session = Evalrun(
         tools_path=base / values.get("tools", Path(config.rootpath) / "tools"),
         cases_path=base / values.get("cases", Path(config.rootpath) / "cases"),
         case_format=values.get("case_format", "auto"),
         plugins=tuple(values.get("plugins", ())),
     )
-    config.pluginmanager.register(Plugin(session), "evalrun-session")
+    config.pluginmanager.register(session_plugin(session), "evalrun-session")

@@ -33,9 +33,9 @@ grader.Absorber.absorbs = lambda self, plan, a, e: False
 """
 RUN = """
 import sys
-from evalrunner.cli import app
+from evalrunner.cli import main
 sys.argv = ["evalrun", *{args!r}]
-app()
+main()  # the console script's own entry, its collector threshold included
 """
 
 

@@ -18,14 +18,14 @@ INTRO = """# Case formats
 
 evalrun reads cases from where suites already live. Each file under `--cases` is read in the
 format it is in (detected per file, in the order below; evalrun's own format is the fallback for
-`.json` and `.jsonl`), or in the one `--case-format NAME` (setting `case_format`) names. Every
-command reads them directly; `evalrun cases` prints them in evalrun's own JSONL, to migrate and
-then edit:
+`.json` and `.jsonl`), or in the one `--case-format NAME` (setting `case_format`) names: then a
+file in another shape is an input error naming it (exit 2). Every command reads them directly;
+`evalrun cases` prints them in evalrun's own JSONL, to migrate and then edit:
 
     evalrun cases --cases evals/ > cases/migrated.jsonl
 
 What a source holds that evalrun cannot express (a model-graded assertion, an expected reply, a
-simulated user's action) is a warning on stderr, and in the results' `summary.warnings`, naming the
+simulated user's action) is a warning on stderr, and in the results' `warnings`, naming the
 file and the field: never a silent drop. Ids are the source's own where it has them; otherwise a
 stable id made from the record's content (`goldens-89a7e245aed2`: the same on every read, whatever
 the record's place in the file). The lines `evalrun cases` prints read back to the same cases and
@@ -47,13 +47,24 @@ OUTRO = """
 `tests/data/case_formats/<source>/` holds one suite per source, scored against
 `tests/data/case_formats/traces/runs.jsonl`. DeepEval's goldens are written by DeepEval's own
 `EvaluationDataset.save_as` (`scripts/case_fixtures.py`, run in `.venv/integrations`: `make
-integrations`); the file name carries the version that wrote them. The others are written in
-their documented formats, at the versions the table names.
+integrations`); the file name carries the version that wrote them. `adk_written/` is written by
+google-adk 2.13's own `LocalEvalSetsManager` (the eval set, as `adk web` saves one) and
+`EvalConfig` (its `test_config.json`, whose match type is the Enum's number) with the same script,
+and MLflow's `dataset.mlflow-*.jsonl` by `mlflow.genai.datasets` (its `to_df()`, exported as
+JSON lines), and agentevals' `examples.langchain-core-*.jsonl` by langchain-core's own `dumpd()`,
+`messages_to_dict()` and `model_dump()`. The others are written in their documented formats, at
+the versions the table names.
 
 ## Not read
 
-- BFCL's multi-turn ground truth (lists of Python call strings per turn): a warning names each
-  record; its single-turn categories are read.
+- BFCL's multi-turn state check: its ground truth (Python call strings per turn) is read as one
+  sequence matched `contains`, with a warning naming the record.
+- What a harness's metric is configured with in code, not in the suite's file: DeepEval's
+  `ToolCorrectnessMetric(should_consider_ordering=..., should_exact_match=...)` and MLflow's
+  `ToolCallCorrectness(should_consider_ordering=...)` (both unordered by default). Their cases read
+  as `exact`; change `match` in the lines `evalrun cases` prints to grade as the metric did.
+- DeepEval's `save_as(file_type="csv")` files (a case file is JSON, JSON lines or YAML): save the
+  goldens as `json` or `jsonl`, which are read.
 - tau-bench's tasks as Python (`tasks_test.py`): case files are data, never executed; tau-bench
   tasks exported as JSON are read.
 - promptfoo assertions other than `tool-call-f1` and `is-valid-openai-tools-call`, and ADK criteria

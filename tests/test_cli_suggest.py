@@ -73,6 +73,13 @@ def test_an_alternate_is_printed_as_a_line_to_paste(monkeypatch):
     ]
 
 
+def test_what_checked_an_alternate_counts_the_worlds_that_were_checked(monkeypatch):
+    # r1 and r2 recorded a world that holds; r3 made the same calls and recorded none
+    lines = in_scenario(monkeypatch, "alternate", "traces").stdout.splitlines()
+    assert "        checked by: effects (2 runs with a checked world)" in lines
+    assert "        1 of the 3 runs it would pass recorded no world to check (unverified)." in lines
+
+
 def test_json_keys_are_specs(monkeypatch):
     doc = json.loads(in_scenario(monkeypatch, "joint", "traces", "-f", "json").stdout)
     assert list(doc) == ["evalrun", "suggestions", "summary", "errors"]
@@ -269,3 +276,74 @@ def test_alternates_are_never_written(tmp_path, monkeypatch):
     result = invoke("suggest", "traces", "--write")
     assert "alternates are never written: paste the 1 above into its case" in result.stderr
     assert (d / "cases" / "cases.json").read_text() == cases
+
+
+def _without_replies(traces: Path) -> None:
+    """The Anthropic runs with their tool_result messages left out: calls with no reply."""
+    for path in traces.glob("*.jsonl"):
+        lines = []
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            record["messages"] = [
+                m
+                for m in record["messages"]
+                if not (
+                    isinstance(m["content"], list)
+                    and any(b.get("type") == "tool_result" for b in m["content"])
+                )
+            ]
+            lines.append(json.dumps(record))
+        path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("replies", [True, False], ids=["replies", "no-replies"])
+def test_write_turns_no_real_failure_into_a_pass_and_moves_the_rate_towards_the_truth(
+    tmp_path, monkeypatch, replies
+):
+    # Issue 25's "done when": no world recorded; with the tools' replies and without them, what
+    # the schema, the descriptions and the narrower rules say is enough to stay honest.
+    d = tmp_path / "c"
+    shutil.copytree(SUGGEST / "devops_truth", d)
+    if not replies:
+        _without_replies(d / "traces")
+    truth = json.loads((d / "truth.json").read_text())
+    monkeypatch.chdir(d)
+
+    def true_pass() -> dict[str, bool]:
+        doc = json.loads(invoke("score", "traces", "-f", "json").stdout)
+        assert doc["summary"]["runs"] == len(truth)
+        return {r["run_id"]: r["true"]["pass"] for r in doc["runs"]}
+
+    before = true_pass()
+    result = invoke("suggest", "traces", "--write")
+    assert result.exit_code == 0, result.output
+    assert "not written: silence_alert.alert_id: risky" in result.stderr
+    assert "not written: get_metrics.start: risky" in result.stderr
+    after = true_pass()
+    wrong = {run for run, said in truth.items() if said == "wrong"}
+    assert sorted(run for run in wrong if after[run]) == []
+    # every run correct by the truth that passes now is one a written rule explains
+    assert {run for run, ok in after.items() if ok} <= set(truth) - wrong
+    off_before = abs(sum(not ok for ok in before.values()) - len(wrong))
+    off_after = abs(sum(not ok for ok in after.values()) - len(wrong))
+    assert off_after < off_before
+    # what stays off: the three runs whose start is a day alone, which only date would read,
+    # and date would also equate six hours apart
+    assert sorted(run for run, ok in after.items() if not ok and run not in wrong) == [
+        f"metrics-{i}-day" for i in range(3)
+    ]
+
+
+def test_help_says_every_risk_and_what_checked_it():
+    result = CliRunner().invoke(app, ["suggest", "--help"], env={"COLUMNS": "200", **ENV})
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.split())
+    assert "Rules are tried narrowest first." in text
+    for risk in (
+        "fails an effect assertion",
+        "equate values a narrower rule reads apart",
+        "go against its parameter's description (case-sensitive, timestamp)",
+        "equate calls the tool answered differently",
+        "what checked it (effects, replies, or nothing)",
+    ):
+        assert risk in text, risk

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from evalrunner.cli import app
 from evalrunner.model import InputError
 from evalrunner.read.settings import discover, find, load
+from tests.conftest import one_line
 
 DATA = Path(__file__).parent / "data" / "cli"
 
@@ -142,6 +143,67 @@ def test_help_shows_the_settings_as_defaults(repo):
     (repo / "pyproject.toml").write_text(PYPROJECT)
     result = invoke("score", "--help")
     assert result.exit_code == 0 and "evals/tools" in result.output
+
+
+GATES = """\
+[tool.evalrun]
+fail_on_suspect = true
+fail_on_case_regression = true
+fail_above_delta = 0.05
+group_by = "model"
+trace_format = "anthropic"
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "shown", "plain"),
+    [
+        (
+            "score",
+            [
+                "--fail-on-suspect / --no-fail-on-suspect",
+                "[default: fail-on-suspect]",
+                "[default: model]",
+                "[default: anthropic]",
+            ],
+            ["[default: no-fail-on-suspect]"],
+        ),
+        (
+            "diff",
+            [
+                "[default: fail-on-case-regression]",
+                "[default: fail-on-suspect]",
+                "[default: 0.05]",
+                "[default: model]",
+                "[default: anthropic]",
+            ],
+            [
+                "[default: no-fail-on-case-regression]",
+                "[default: no-fail-on-suspect]",
+            ],
+        ),
+    ],
+)
+def test_help_shows_the_gates_and_groups_the_settings_turn_on(
+    tmp_path, monkeypatch, command, shown, plain
+):
+    """--help said `[default: no-fail-on-suspect]` under `fail_on_suspect = true` (typer shows
+    a flag's own default), and nothing for --group-by or --fail-above-delta set in the file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()  # the settings search stops here
+
+    def help_of() -> str:
+        return one_line(CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"}).stdout)
+
+    before = help_of()
+    (tmp_path / "pyproject.toml").write_text(GATES)
+    configured = help_of()
+    for text in shown:
+        assert text in configured
+    for text in plain:
+        assert text not in configured and text in before
+    (tmp_path / "pyproject.toml").unlink()
+    assert help_of() == before  # the next invocation's help is its own
 
 
 def _git(cwd: Path, *args: str) -> None:

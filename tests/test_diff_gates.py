@@ -9,6 +9,7 @@ the gates a small suite can trip exit 1 and say which fired and by how much.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from typer.testing import CliRunner
 
 from evalrunner.cli import app
 from evalrunner.diff.gates import replies_differ, smallest_suite
-from tests.conftest import one_line
+from tests.conftest import ROOT, one_line
 
 IDS = [f"c{i:02}" for i in range(14)]
 BROKEN = ("c03", "c07", "c11")
@@ -147,6 +148,17 @@ def test_gates_from_the_settings_file_are_named_with_it(suite):
             "diff", "old", "new", "--fail-above-delta", "0.5", "--no-fail-on-case-regression"
         ).exit_code
         == 0
+    )
+
+
+def test_the_paired_test_set_in_the_file_says_why_it_cannot_fire_naming_the_setting(suite):
+    # it said "note: --fail-on-regression: ..." to a user who never typed the flag
+    write(suite / "evalrun.toml", "fail_on_regression = true\n")
+    result = invoke("diff", "old", "new")
+    assert result.exit_code == 0, result.output
+    assert (
+        "note: fail_on_regression in evalrun.toml: the paired test cannot reach p < 0.05 with 4 "
+        "cases moving (it needs at least 6, all one way)" in one_line(result.stderr)
     )
 
 
@@ -317,3 +329,21 @@ def test_score_fail_on_suspect_fires_on_rules_whose_replies_differ(monkeypatch):
     result = invoke("score", "traces", "--fail-on-suspect")
     assert result.exit_code == 1, result.output
     assert "replies" in one_line(result.stderr) and "date on" in one_line(result.stderr)
+
+
+def test_the_docs_smallest_suites_are_what_the_gate_computes():
+    """docs/diff.md's table of the fewest runs or cases that must move for the paired test to
+    fire, row by row, against `smallest_suite` and the smallest p-value 2 · 2^-n."""
+    text = (ROOT / "docs" / "diff.md").read_text()
+    table = text.split("### When the paired test can fire, and when it cannot", 1)[1]
+    rows = [line for line in table.splitlines() if re.match(r"\| 0\.\d+ \|", line)]
+    assert len(rows) == 3
+    for row in rows:
+        alpha_cell, fewest_cell, suite_cell = (c.strip() for c in row.strip("|").split("|"))
+        alpha = float(alpha_cell)
+        need = smallest_suite(alpha)
+        fewest = re.fullmatch(r"(\d+) \(2 · 2\^-(\d+) = ([0-9.]+)(?:; .*)?\)", fewest_cell)
+        assert fewest is not None, fewest_cell
+        assert int(fewest[1]) == int(fewest[2]) == need
+        assert abs(float(fewest[3]) - 2 * 0.5**need) < 5e-4
+        assert suite_cell == f"run pairing: {need} runs; case pairing: {need} cases"

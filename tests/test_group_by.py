@@ -4,6 +4,7 @@ the bound on the number of groups; `diff --group-by`."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from typer.testing import CliRunner
 
 from evalrunner.cli import app
 from evalrunner.summary import Summary
-from tests.conftest import one_line
+from tests.conftest import FRAMEWORKS, one_line, score_fixture
 
 TOOL = {
     "name": "lookup",
@@ -159,6 +160,73 @@ def test_a_span_attribute_of_an_otel_trace(project):
     }
 
 
+# (fixture written by the framework, KEY, the groups): spans of one trace that disagree on KEY
+# (LangGraph's CHAIN and LLM spans, its two ls_integration values; pydantic-ai's agent and chat
+# spans) give the run the value of its earliest span, the outermost; the run is scored as it is
+# without --group-by (these made every run unscoreable: "its spans disagree on ...").
+SPAN_GROUPS = [
+    ("langgraph-openinference.jsonl", "openinference.span.kind", {"CHAIN": 4}),
+    ("langgraph-openinference.jsonl", "metadata.ls_integration", {"langgraph": 4}),
+    ("pydantic-ai-spans-v5-flat.jsonl", "gen_ai.operation.name", {"invoke_agent": 4}),
+    ("openai-client-openllmetry.jsonl", "gen_ai.request.model", {"gpt-4.1": 4}),
+    ("vercel-ai-spans.jsonl", "ai.model.id", {"gpt-4.1": 4}),
+    ("langfuse-spans.jsonl", "langfuse.observation.model.name", {"scripted": 4}),
+    ("openai-agents-tracing.jsonl", "workflow_name", {"billing": 4}),
+    # a resource attribute, which every span of the process carries: flat, and in OTLP batches
+    ("langgraph-openinference.jsonl", "service.name", {"unknown_service:python": 4}),
+    ("vercel-ai-spans.jsonl", "service.name", {"billing-agent": 4}),
+]
+
+
+@pytest.mark.parametrize(("fixture", "key", "groups"), SPAN_GROUPS)
+def test_a_span_attribute_the_spans_disagree_on_groups_by_the_earliest(fixture, key, groups):
+    plain = score_fixture(FRAMEWORKS / fixture)
+    grouped = score_fixture(FRAMEWORKS / fixture, "--group-by", key)
+    assert {k: g["runs"] for k, g in grouped["summary"]["groups"].items()} == groups
+    assert grouped["errors"] == plain["errors"] == []
+    assert [(r["run_id"], r["verdict"]) for r in grouped["runs"]] == [
+        (r["run_id"], r["verdict"]) for r in plain["runs"]
+    ]
+
+
+def test_spans_that_disagree_on_the_case_id_stay_unscoreable_under_group_by(project):
+    """A group is a label; a case id is not: spans naming two cases still make the run
+    unscoreable, with --group-by on that very attribute too."""
+    rows = [
+        {
+            "name": name,
+            "context": {"trace_id": "0xb1", "span_id": span_id},
+            "parent_id": parent,
+            "start_time": f"2026-01-01T00:00:0{span_id[-1]}Z",
+            "attributes": attrs,
+        }
+        for name, span_id, parent, attrs in (
+            (
+                "execute_tool lookup",
+                "0x01",
+                "0x00",
+                {
+                    "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": "lookup",
+                    "gen_ai.tool.call.arguments": '{"q": "a"}',
+                    "evalrun.case_id": "b",
+                },
+            ),
+            ("invoke_agent", "0x00", None, {"evalrun.case_id": "a"}),
+        )
+    ]
+    write(project / "traces" / "spans.jsonl", jsonl(rows))
+    for args in ((), ("--group-by", "evalrun.case_id")):
+        result = invoke("score", "traces", "--format", "json", *args)
+        assert result.exit_code == 2
+        assert json.loads(result.stdout)["errors"] == [
+            {
+                "error": "otel: trace b1: its spans disagree on evalrun.case_id ('b', 'a')",
+                "source": "traces/spans.jsonl:1",
+            }
+        ]
+
+
 def test_a_key_found_in_no_run_warns_and_fails_under_strict(project):
     write(project / "traces" / "claude.jsonl", jsonl([anthropic("a", "m", "a", "r1")]))
     result = invoke("score", "traces", "--group-by", "modle")
@@ -301,6 +369,57 @@ def test_diff_group_by_gives_each_groups_rates_and_flips(project):
     assert "m2 0.0% (0) 50.0% (2) +50.0 pts 1 0 1" in one_line(table.stdout)
 
 
+def test_the_diff_page_has_each_groups_rates_flips_and_test(project):
+    """The page drew no group: `diff --group-by model --format html` dropped them silently."""
+    old = [anthropic("a", m, "a", f"o{i}") for i, m in enumerate(["m1", "m2", "m2", "m1"])]
+    new = [
+        anthropic("a", m, "x" if m == "m2" else "a", f"o{i}")
+        for i, m in enumerate(["m1", "m2", "m2", "m1"])
+    ]
+    write(project / "old" / "t.jsonl", jsonl(old))
+    write(project / "new" / "t.jsonl", jsonl(new))
+    doc = json.loads(invoke("diff", "old", "new", "--group-by", "model", "-f", "json").stdout)
+    assert (
+        invoke("diff", "old", "new", "--group-by", "model", "-f", "html", "-o", "d.html").exit_code
+        == 0
+    )
+    page = (project / "d.html").read_text()
+    section = page.split("<section id=groups>", 1)[1].split("</section>", 1)[0]
+    assert "<h2>By model</h2>" in section
+    rows = [
+        [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        for row in re.findall(r"<tr><td>.*?</tr>", section)
+    ]
+    assert rows == [
+        ["m1", "2", "2", "0.0% (0)", "0.0% (0)", "0.0 pts", "0", "0", "0", "1"],
+        ["m2", "2", "2", "0.0% (0)", "100.0% (2)", "+100.0 pts", "2", "0", "2", "0.5"],
+    ]
+    # each number the page marks is the JSON's
+    for key, text in re.findall(r'data-k="([^"]+)">([^<]*)<', section):
+        path = json.loads(key.replace("&quot;", '"'))
+        value = doc
+        for part in path:
+            value = value[part]
+        assert text == f"{value:,}", path
+    assert "<section id=groups>" not in invoke("diff", "old", "new", "-f", "html").stdout
+
+
+def test_diff_group_by_a_key_found_in_no_run_warns_as_score_does(project):
+    """diff printed one group, (none), without a word: a typo read as a result."""
+    write(project / "old" / "t.jsonl", jsonl([anthropic("a", "m1", "a", "r1")]))
+    write(project / "new" / "t.jsonl", jsonl([anthropic("a", "m1", "x", "r1")]))
+    typo = invoke("diff", "old", "new", "--group-by", "modle", "--format", "json")
+    assert typo.exit_code == 0, typo.output
+    assert list(json.loads(typo.stdout)["groups"]) == ["(none)"]
+    assert (
+        "warning: --group-by modle: no run has a value there, so every run is in (none)"
+        in one_line(typo.stderr)
+    )
+    found = invoke("diff", "old", "new", "--group-by", "model", "--format", "json")
+    assert list(json.loads(found.stdout)["groups"]) == ["m1"]
+    assert "warning" not in found.stderr
+
+
 def test_diff_group_by_with_a_results_file_scored_without_it_exits_2(project):
     write(project / "traces" / "t.jsonl", jsonl([anthropic("a", "m1", "a", "r1")]))
     assert invoke("score", "traces", "--format", "json", "--output", "plain.json").exit_code == 0
@@ -317,3 +436,16 @@ def test_diff_group_by_with_a_results_file_scored_without_it_exits_2(project):
     again = invoke("diff", "g.json", "traces", "--group-by", "model", "--format", "json")
     assert again.exit_code == 0, again.output
     assert list(json.loads(again.stdout)["groups"]) == ["m1"]
+
+
+def test_the_help_says_where_key_is_looked_for():
+    """It said "a field of each trace record ... of the native record they are read into",
+    which is where --group-by looked before it read the record as logged."""
+    shown = one_line(invoke("score", "--help").stdout)
+    assert (
+        "--group-by KEY Also summarize per value of KEY, a dotted path into each trace record "
+        "as logged, in any format (model, metadata.prompt; a span or resource attribute for "
+        "span formats, gen_ai.request.model), else the run's meta; case.tags groups by the "
+        "cases' tags." in shown
+    )
+    assert "native record" not in shown

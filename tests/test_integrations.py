@@ -65,6 +65,46 @@ def test_deepeval_metric() -> None:
 
 
 @pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("run_async", [False, True])
+def test_deepeval_metric_in_deepevals_own_evaluate(
+    run_async: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DeepEval's evaluate() copies each metric by calling its class with the attributes named
+    like the constructor's parameters: the metric kept only its Suite, so the copy read the
+    default tools/ and evaluate() failed ("tools directory 'tools' does not exist")."""
+    os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")
+    pytest.importorskip("deepeval", reason="deepeval is not installed (make integrations)")
+    from deepeval import evaluate
+    from deepeval.evaluate.configs import AsyncConfig, DisplayConfig
+    from deepeval.test_case import LLMTestCase, ToolCall
+
+    from evalrunner.integrations.deepeval import ToolCallsMetric
+
+    monkeypatch.chdir(tmp_path)  # DeepEval keeps its .deepeval/ where it runs
+    expected = [ToolCall(name="get_weather", input_parameters={"city": "Paris"})]
+    test_cases = [
+        LLMTestCase(
+            input=f"Weather in Paris? ({city})",
+            actual_output="",
+            tools_called=[ToolCall(name="get_weather", input_parameters={"city": city})],
+            expected_tools=expected,
+        )
+        for city in ("PARIS", "Rome")
+    ]
+    result = evaluate(
+        test_cases=test_cases,
+        metrics=[ToolCallsMetric(tools=EXAMPLES / "tools.json")],
+        async_config=AsyncConfig(run_async=run_async),
+        display_config=DisplayConfig(print_results=False, show_indicator=False),
+    )
+    scored = {t.input: (t.success, [m.score for m in t.metrics_data]) for t in result.test_results}
+    assert scored == {
+        "Weather in Paris? (PARIS)": (True, [1.0]),
+        "Weather in Paris? (Rome)": (False, [0.0]),
+    }
+
+
+@pytest.mark.filterwarnings("ignore")
 def test_mlflow_scorer_in_genai_evaluate() -> None:
     pytest.importorskip("mlflow.genai", reason="mlflow is not installed (make integrations)")
     out = run_example("mlflow_scorer")

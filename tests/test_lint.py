@@ -15,6 +15,7 @@ from evalrunner.cli import app
 from evalrunner.grade.norms import BUILTINS, Normalizer, NormError
 from evalrunner.lint import CODES, Finding, LintReport, json_path, lint, quantity
 from evalrunner.model import InputError
+from tests.conftest import one_line
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -807,7 +808,15 @@ def test_a_judge_naming_an_unknown_rule_is_an_error(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("pattern", "why"), [("(unclosed", "does not compile"), ("(a|aa)+$", "backtracks")]
+    ("pattern", "why"),
+    [
+        ("(unclosed", "does not compile"),
+        ("(a|aa)+$", "backtracks"),
+        # compiled as grading compiles it: flags the engine refuses (lint raised a traceback),
+        # and the other regex version (grading's is VERSION0; lint's own compile accepted it)
+        ("(?u)(?a)x", "does not compile"),
+        ("(?V1)[[a]--[b]]", "does not compile"),
+    ],
 )
 def test_a_pattern_that_cannot_compile_or_backtracks_is_an_error(tmp_path, pattern, why):
     step = {"tool": "mail", "args": {}, "judge": {"body": {"matches": pattern}}}
@@ -922,3 +931,24 @@ def test_run_values_the_schema_rejects_are_counted_and_listed(tmp_path):
     )
     assert "2 run value(s) break the schema's format" in f.message
     assert f"{root / 'traces'}" in f.message and ".jsonl:1" in f.message
+
+
+def test_the_help_names_the_case_key_checks():
+    text = one_line(invoke("--help").stdout)
+    assert "case keys that cannot work (a judge path naming no parameter, a pattern" in text
+    assert "a forbid entry no call can match, grade writes with no read-only tool)" in text
+
+
+def test_a_one_of_value_the_schema_refuses_is_a_case_args_error(tmp_path):
+    """A run that sends the listed value equals it as JSON and passes: the case would pass a
+    call the tool should have refused. Values the schema accepts say nothing."""
+    judge = {"team": {"one_of": ["ops", "dba", 7]}}
+    step = {"tool": "page", "args": {"team": "ops"}, "judge": judge}
+    schema = obj(team={"type": "string", "enum": ["ops", "dev"]})
+    root = corpus(tmp_path, {"page": schema}, [{"id": "c1", "accept": [[step]]}])
+    found = run_lint(root).findings
+    assert [(f.code, f.path) for f in found] == [
+        ("case-args-invalid", "$[0].accept[0][0].judge.team.one_of[1]"),
+        ("case-args-invalid", "$[0].accept[0][0].judge.team.one_of[2]"),
+    ]
+    assert "judge 'team' one_of: 7 is not a string" in found[1].message

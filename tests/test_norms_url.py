@@ -61,9 +61,25 @@ def test_scheme_any_equates_http_https_and_no_scheme():
 
 
 def test_what_it_cannot_read_is_compared_as_it_is():
-    for value, options in ((42, {}), ("www.example.com", {}), ("/a/b", {"scheme": "any"})):
+    for value, options in (
+        (42, {}),
+        ("www.example.com", {}),
+        ("/a/b", {"scheme": "any"}),
+        ("Hello World", {"scheme": "any"}),  # no host holds a space: no URL, not a host's case
+        ("http://a b.com/x", {}),
+        ('http://x.com"/', {}),
+    ):
         same, problem = url(value, **options)
         assert same == value and problem is not None and "cannot read" in problem
+
+
+def test_free_text_is_not_equated_by_its_case_as_a_host():
+    """With `scheme: "any"` a word without a scheme reads as a host, and hosts are lower-cased;
+    text with a space is no host, so its case still counts."""
+    assert url("Dora Website", scheme="any")[0] != url("dora website", scheme="any")[0]
+    assert (
+        url("WWW.Dora-Website.com", scheme="any")[0] == url("www.dora-website.com", scheme="any")[0]
+    )
 
 
 def test_scheme_takes_only_any():

@@ -180,6 +180,35 @@ def test_a_local_plugin_that_clashes_with_a_built_in_is_refused(tmp_path, monkey
     )
 
 
+@pytest.mark.parametrize(
+    ("plugin", "plugins"),
+    [
+        (LOCAL + "\nDIGITS = digits\n", '"evals/rules.py"'),  # one rule under two names
+        (LOCAL, '["evals/rules.py", "./evals/rules.py"]'),  # one file named twice
+    ],
+)
+def test_one_normalizer_seen_twice_is_no_clash_with_itself(tmp_path, monkeypatch, plugin, plugins):
+    # both said "normalizer plugin 'digits' (...) clashes with the plugin normalizer 'digits'"
+    local_project(tmp_path, monkeypatch, plugin)
+    (tmp_path / "pyproject.toml").write_text(f"[tool.evalrun]\nplugins = {plugins}\n")
+    result = CliRunner().invoke(app, ["score", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["runs"][0]["verdict"] == "false_failure"
+    norms = CliRunner().invoke(app, ["norms", "--format", "json"])
+    assert [n["origin"] for n in json.loads(norms.stdout) if n["name"] == "digits"] == [
+        "evals/rules.py:DIGITS" if "DIGITS" in plugin else "evals/rules.py:digits"
+    ]
+
+
+def test_two_normalizers_of_one_name_still_clash(tmp_path, monkeypatch):
+    local_project(
+        tmp_path, monkeypatch, LOCAL + '\nmore = Normalizer("digits", "encoding", _digits, "x")\n'
+    )
+    result = CliRunner().invoke(app, ["score"])
+    assert result.exit_code == 2
+    assert "clashes with the plugin normalizer 'digits'" in " ".join(result.stderr.split())
+
+
 def test_an_unimportable_local_plugin_is_one_message_and_only_where_rules_are_needed(
     tmp_path, monkeypatch
 ):

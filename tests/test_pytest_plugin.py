@@ -65,6 +65,36 @@ def test_on_from_settings_with_their_paths(project: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["2 runs graded: *"])
 
 
+@pytest.mark.parametrize("started_in", [".", "tests", "tests/agent"])
+def test_settings_paths_hold_wherever_pytest_is_started(
+    project: pytest.Pytester, started_in: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The settings' paths are relative to the settings' folder: started in a subfolder (as an
+    editor's test runner does), the plugin looked for tools/ under that subfolder and failed
+    every test with "tools directory not found"."""
+    (project.path / "evals").mkdir()
+    shutil.move(project.path / "tools", project.path / "evals" / "tools")
+    shutil.move(project.path / "cases", project.path / "evals" / "cases")
+    project.makepyprojecttoml(
+        '[tool.evalrun]\npytest = true\ntools = "evals/tools"\ncases = "evals/cases"\n'
+    )
+    tests = project.path / "tests" / "agent"
+    tests.mkdir(parents=True)
+    shutil.move(project.path / "test_agent.py", tests / "test_agent.py")
+    monkeypatch.chdir(project.path / started_in)
+    result = project.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["2 runs graded: *"])
+
+
+def test_the_fixture_raises_no_pytest_deprecation(project: pytest.Pytester) -> None:
+    """pytest 9 deprecates a session fixture defined as an instance method: the plugin's fixture
+    was one, and every session that used it warned (PytestRemovedIn10Warning)."""
+    result = project.runpytest("-p", "evalrun", "-W", "error::pytest.PytestRemovedIn10Warning")
+    result.assert_outcomes(passed=1, failed=1)
+    assert "PytestRemovedIn10Warning" not in result.stdout.str()
+
+
 def test_the_readme_example(pytester: pytest.Pytester) -> None:
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     section = readme[readme.index("## In your test suite") : readme.index("## Settings")]

@@ -7,6 +7,7 @@ import json
 import random
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from evalrunner.cli import app
@@ -166,3 +167,72 @@ def test_two_spellings_in_one_run_whose_values_do_not_compare(tmp_path):
     assert (doubt["param"], doubt["pairs_differ"]) == ("for", 1)
     # one run: the pair's order is the spellings' digests', the same on every run of evalrun
     assert sorted(str(c["value"]) for c in doubt["example"]["calls"]) == ["1800", "PT30M"]
+
+
+def test_junit_gives_each_rule_in_doubt_its_example_pair():
+    args = ["score", str(D / "traces"), "--tools", str(D / "tools"), "--cases", str(D / "cases")]
+    junit = CliRunner().invoke(app, [*args, "--format", "junit"])
+    assert junit.exit_code == 0, junit.output
+    source = str(D / "traces" / "runs.jsonl")
+    assert (
+        '<property name="reply_evidence.search_logs.since.date.example" '
+        f'value=\'"2026-03-14T09:00:00Z" ({source}:1) and "2026-03-14T09:00:00+01:00" '
+        f"({source}:3) got different replies'/>"
+    ) in junit.stdout
+    # a rule the replies only confirm has no property
+    assert "reply_evidence.search_logs.level" not in junit.stdout
+
+
+HEAD = "x" * 100
+CUT = [
+    # (first reply, second reply, what each is shown as)
+    ({"n": 1}, {"n": 2}, ('{"n":1}', '{"n":2}')),
+    # the difference within the cut: cut from the start, as every other value is
+    (
+        "a" * 30 + "b" * 70,
+        "a" * 30 + "c" * 70,
+        ('"' + "a" * 30 + "b" * 48 + "…", '"' + "a" * 30 + "c" * 48 + "…"),
+    ),
+    # a long shared head: both cut from 20 characters before the difference
+    (HEAD + "-09:00", HEAD + "-08:00", ("…" + "x" * 18 + '-09:00"', "…" + "x" * 18 + '-08:00"')),
+    (
+        {"lines": [HEAD, "a" * 200]},
+        {"lines": [HEAD, "b" * 200]},
+        ("…" + "x" * 17 + '","' + "a" * 58 + "…", "…" + "x" * 17 + '","' + "b" * 58 + "…"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("first", "second", "shown"), CUT)
+def test_an_example_pairs_replies_are_cut_where_they_differ(first, second, shown):
+    got = replies.reply_excerpts(first, second)
+    assert got == shown
+    assert all(len(x) <= replies.REPLY_CHARS for x in got)
+    assert got[0] != got[1]
+
+
+def test_replies_with_one_long_head_show_their_difference_in_the_results(tmp_path):
+    for d in ("tools", "cases", "traces"):
+        (tmp_path / d).mkdir()
+    schema = {"type": "object", "properties": {"since": {"x-eval-norm": "date"}}}
+    (tmp_path / "tools" / "t.json").write_text(json.dumps({"name": "logs", "parameters": schema}))
+    step = {"tool": "logs", "args": {"since": "2026-03-14T09:00:00Z"}}
+    (tmp_path / "cases" / "c.json").write_text(json.dumps({"id": "c", "accept": [[step]]}))
+    lines = []
+    for i, (since, line) in enumerate(
+        [("2026-03-14T09:00:00Z", "09:00 disk full"), ("2026-03-14T09:00:00+01:00", "08:00 deploy")]
+    ):
+        query = "service:api level:error host:web-1 env:production"
+        result = {"query": query, "window": "one hour", "z_lines": [line]}
+        call = {"tool": "logs", "args": {"since": since}, "result": result}
+        lines.append(json.dumps({"run_id": f"r{i}", "case_id": "c", "calls": [call]}))
+    (tmp_path / "traces" / "r.jsonl").write_text("\n".join(lines) + "\n")
+    args = ["--tools", str(tmp_path / "tools"), "--cases", str(tmp_path / "cases")]
+    result = CliRunner().invoke(app, ["score", *args, str(tmp_path / "traces"), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    (doubt,) = json.loads(result.stdout)["summary"]["reply_evidence"]
+    # cut alike from the start, both would read '{"query":"service:api level:error host:…'
+    assert [c["reply"] for c in doubt["example"]["calls"]] == [
+        '… hour","z_lines":["09:00 disk full"]}',
+        '… hour","z_lines":["08:00 deploy"]}',
+    ]

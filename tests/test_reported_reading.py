@@ -123,3 +123,40 @@ def test_the_reading_is_in_the_results_schema():
         (Path(__file__).parent.parent / "evalrunner" / "results.schema.json").read_text()
     )
     assert "reported_reading" in schema["$defs"]["summary"]["properties"]
+
+
+def diffed(*args: str, exit_code: int = 0):
+    result = CliRunner().invoke(app, ["diff", *args])
+    assert result.exit_code == exit_code, result.output
+    return result
+
+
+def test_diff_refuses_sides_that_read_the_reported_check_differently(project):
+    """A results file scored with --reported list against the same traces scored per call gave
+    three flips (loop, extra, poll) and a reported rate 60 points lower, with no true verdict
+    moved: the reading, not a change."""
+    for args in (["--reported", "list", "-o", "list.json"], ["-o", "per-call.json"]):
+        assert CliRunner().invoke(app, ["score", "-f", "json", *args]).exit_code == 0
+    mixed = diffed("list.json", "traces", exit_code=2)
+    assert " ".join(mixed.stderr.split()) == (
+        "error: OLD (list.json) is a results file scored with --reported list, NEW (traces) is "
+        "scored with --reported per-call: the reported verdicts would compare two readings of "
+        "exact-match, not two scorings; give --reported list to score the other side alike"
+    )
+    both = diffed("per-call.json", "list.json", exit_code=2)
+    assert "score one of them again with the other's --reported" in " ".join(both.stderr.split())
+    # read alike, nothing moved
+    out = json.loads(diffed("list.json", "traces", "--reported", "list", "-f", "json").stdout)
+    assert out["flips"] == [] and out["delta"]["reported_run_failure_rate"] == 0.0
+    assert out["new"]["summary"]["reported_reading"] == "list"
+    assert json.loads(diffed("per-call.json", "traces", "-f", "json").stdout)["flips"] == []
+
+
+def test_diff_takes_the_reading_from_the_settings(project):
+    listed = ["score", "--reported", "list", "-f", "json", "-o", "list.json"]
+    assert CliRunner().invoke(app, listed).exit_code == 0
+    (project / "evalrun.toml").write_text('reported = "list"\n')
+    out = json.loads(diffed("list.json", "traces", "-f", "json").stdout)
+    assert out["flips"] == [] and out["new"]["summary"]["reported_reading"] == "list"
+    # a flag wins over the file
+    diffed("list.json", "traces", "--reported", "per-call", exit_code=2)

@@ -3,12 +3,14 @@ checks (`grade/validity.py`), how comparison uses them, and their laws."""
 
 from __future__ import annotations
 
+import json
 from unittest import mock
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from evalrunner.grade import validity
 from evalrunner.grade.compare import ToolPlan
 from evalrunner.grade.grader import Grader, RunResult
 from evalrunner.grade.norms import BUILTINS
@@ -17,6 +19,7 @@ from evalrunner.jsonvalue import json_eq
 from evalrunner.model import Param
 from evalrunner.read.cases import parse_case
 from evalrunner.read.tools import parse_tool
+from tests.conftest import score_folder
 
 from .strategies import json_values, norm_inputs
 
@@ -65,8 +68,113 @@ def test_each_keyword_names_itself():
     assert Validity.of(Param(path="p", schema={"description": "x"})) is None
 
 
+@pytest.mark.parametrize(
+    ("schema", "types", "value", "keyword"),
+    [
+        # OpenAPI 3.0's nullable (Gemini's Schema, tools converted from OpenAPI): null accepted
+        ({"type": "string", "nullable": True}, ("string",), None, None),
+        ({"type": "string", "nullable": True}, ("string",), 12, "type"),
+        ({"enum": ["a", "b"], "nullable": True}, (), None, None),
+        ({"enum": ["a", "b"], "nullable": True}, (), "c", "enum"),
+        ({"type": "string", "enum": ["a"], "nullable": True}, ("string",), None, None),
+        # without it, or false, null is a value like any other
+        ({"type": "string"}, ("string",), None, "type"),
+        ({"type": "string", "nullable": False}, ("string",), None, "type"),
+        ({"enum": ["a", "b"]}, (), None, "enum"),
+    ],
+)
+def test_nullable_accepts_null(schema, types, value, keyword):
+    found = _validity(schema, types).breach(value)
+    assert (found.keyword if found is not None else None) == keyword
+
+
+def test_a_nullable_parameter_stated_as_null_is_its_null_default(tmp_path):
+    """A Gemini tool (capital types, OpenAPI's nullable): a run that states the parameter's
+    declared default, null, where the step leaves it out is equivalent; null is no breach."""
+    for d in ("tools", "cases", "traces"):
+        (tmp_path / d).mkdir()
+    note = {"type": "STRING", "nullable": True, "default": None, "x-eval-norm": "casefold"}
+    params = {"type": "OBJECT", "properties": {"id": {"type": "STRING"}, "note": note}}
+    tool = {"functionDeclarations": [{"name": "close", "parameters": params}]}
+    (tmp_path / "tools" / "t.json").write_text(json.dumps([tool]))
+    case = {"id": "c", "expected_tool": "close", "expected_args": {"id": "T-1"}}
+    (tmp_path / "cases" / "c.jsonl").write_text(json.dumps(case) + "\n")
+    calls = {
+        "null": {"id": "T-1", "note": None},
+        "number": {"id": "T-1", "note": 7},
+    }
+    lines = [
+        json.dumps({"run_id": r, "case_id": "c", "calls": [{"tool": "close", "args": args}]})
+        for r, args in calls.items()
+    ]
+    (tmp_path / "traces" / "r.jsonl").write_text("\n".join(lines) + "\n")
+    doc = score_folder(tmp_path)
+    got = {r["run_id"]: (r["verdict"], r["calls"][0].get("reason")) for r in doc["runs"]}
+    assert got == {
+        "null": ("false_failure", None),
+        "number": ("fail", "note breaks its schema's type"),
+    }
+
+
 def test_a_pattern_the_engine_cannot_read_checks_nothing():
     assert _validity({"pattern": "("}).breach("anything") is None  # lint reports the pattern
+
+
+SLOW = "a" * 40 + "!"  # `^(a|aa)+$` backtracks on it for far longer than the limit
+
+
+@pytest.fixture
+def short_limit(monkeypatch):
+    monkeypatch.setattr(validity, "PATTERN_TIMEOUT", 0.02)
+
+
+def test_a_search_out_of_time_accepts_that_value_not_the_next(short_limit):
+    v = _validity({"type": "string", "pattern": "^(a|aa)+$"})
+    assert v.breach("AAaa").keyword == "pattern"
+    assert v.breach(SLOW) is None  # out of time: no breach it may not deserve
+    assert v.breach("AAAa").keyword == "pattern"  # still searched: a value met first or later
+    assert v.breach("aaaa") is None
+
+
+def test_a_pattern_out_of_time_too_often_is_taken_to_match(short_limit, monkeypatch):
+    monkeypatch.setattr(validity, "MAX_SLOW", 2)
+    v = _validity({"type": "string", "pattern": "^(a|aa)+$"})
+    assert v.breach(SLOW) is None and v.breach("AAAa").keyword == "pattern"
+    assert v.breach(SLOW + "a") is None  # the second time: enough time spent on it
+    assert v.breach("AAAA") is None
+
+
+@pytest.mark.parametrize("order", ["slow value between", "slow value first", "slow value last"])
+def test_verdicts_do_not_depend_on_where_a_slow_value_stands(tmp_path, short_limit, order):
+    """A trap: a run whose value makes the tool's pattern backtrack catastrophically. The values
+    after it are still checked: `"AAaa"` breaks the pattern, so `casefold` never reads it."""
+    for d in ("tools", "cases", "traces"):
+        (tmp_path / d).mkdir()
+    schema = {"type": "string", "pattern": "^(a|aa)+$", "x-eval-norm": "casefold"}
+    tool = {"name": "tag", "parameters": {"type": "object", "properties": {"code": schema}}}
+    (tmp_path / "tools" / "t.json").write_text(json.dumps(tool))
+    case = {"id": "c", "expected_tool": "tag", "expected_args": {"code": "aaaa"}}
+    (tmp_path / "cases" / "c.jsonl").write_text(json.dumps(case) + "\n")
+    runs = {"upper": "AAaa", "slow": SLOW, "lower": "aaaa"}
+    ids = {
+        "slow value between": ["upper", "slow", "lower"],
+        "slow value first": ["slow", "upper", "lower"],
+        "slow value last": ["upper", "lower", "slow"],
+    }[order]
+    lines = [
+        json.dumps(
+            {"run_id": r, "case_id": "c", "calls": [{"tool": "tag", "args": {"code": runs[r]}}]}
+        )
+        for r in ids
+    ]
+    (tmp_path / "traces" / "r.jsonl").write_text("\n".join(lines) + "\n")
+    doc = score_folder(tmp_path)
+    verdicts = {r["run_id"]: (r["verdict"], r["calls"][0].get("reason")) for r in doc["runs"]}
+    assert verdicts == {
+        "upper": ("fail", "code breaks its schema's pattern"),
+        "slow": ("fail", None),
+        "lower": ("pass", None),
+    }
 
 
 # ------------------------------------------------------------------------------------- laws
@@ -110,6 +218,45 @@ def test_a_value_its_schema_rejects_is_never_equivalent_to_a_different_one(rule,
     assert not plan.compare(x, y, checked=False).equal  # a run's value against a step's
     assert not plan.compare(y, x).equal  # against another run's
     assert any(d.breaks for d in plan.compare(x, y, checked=False).diffs)
+
+
+@given(rule=st.sampled_from(RULES), keyword=st.sampled_from(KEYWORDS), a=values, d=values)
+def test_a_rejected_value_stated_where_the_step_leaves_it_out_is_no_default(rule, keyword, a, d):
+    """The other side absent: a run's value the schema rejects equals the declared default only
+    as JSON, and where it does not, the explanation names the keyword it breaks (`limit: "50"`
+    for a default 50 under `number` is not the default restated)."""
+    schema = {"type": "object", "properties": {"p": {**keyword, "x-eval-norm": rule, "default": d}}}
+    plan = ToolPlan.compile(parse_tool({"name": "t", "parameters": schema}, "x"), BUILTINS)
+    node = plan.root.props["p"]
+    if node.validity is None or node.validity.breach(a) is None or json_eq(a, d):
+        return
+    result = plan.compare({"p": a}, {}, checked=False)
+    assert not result.equal and not plan.equivalent({"p": a}, {})
+    assert [x.breaks for x in result.diffs] == [node.validity.breach(a).keyword]
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "note"),
+    [
+        (
+            {"type": "integer", "default": 50, "x-eval-norm": "number"},
+            "50",
+            '"50" is not an integer: the schema\'s type rejects it, so no rule applies; '
+            "absent is the declared default 50",
+        ),
+        (
+            {"type": "string", "format": "date-time", "x-eval-norm": "instant"},
+            "2026-03-14T09:00:00",
+            '"2026-03-14T09:00:00" is not a date-time (no offset): the schema\'s format rejects '
+            "it, so no rule applies",
+        ),
+    ],
+)
+def test_a_rejected_value_the_step_leaves_out_is_explained_by_its_breach(schema, value, note):
+    params = {"type": "object", "properties": {"p": schema}}
+    plan = ToolPlan.compile(parse_tool({"name": "t", "parameters": params}, "x"), BUILTINS)
+    (diff,) = plan.compare({"p": value}, {}, checked=False).diffs
+    assert (diff.kind, diff.norm, diff.note) == ("mismatch", schema["x-eval-norm"], note)
 
 
 @given(rule=st.sampled_from(RULES), keyword=st.sampled_from(KEYWORDS), a=values, b=values)

@@ -19,7 +19,7 @@ from typing import Any
 from .._version import __version__
 from ..grade.grader import RunResult
 from ..jsonvalue import short_json
-from ..model import TraceError
+from ..model import PREDICATES, TraceError
 from ..summary import Summary
 from ..write.results import error_to_json
 from .digest import Changes
@@ -215,22 +215,34 @@ class Audit:
 def hints(result: RunResult, read_correct: bool, line: Mapping[str, Any]) -> list[str]:
     """A disagreement's lead made specific: what in evalrun's explanation to look at first.
 
-    Read correct, failed by evalrun: each difference no rule absorbs (a rule or a default to
-    declare), a repeat it calls a loop (a tool to mark repeatable), calls that follow no accepted
-    sequence (an alternate), an effect assertion that failed (one to check). Read wrong, passed by
-    evalrun: the rules that made its calls equal (to doubt first), else the effects that did not
-    look (none asserted, or no world recorded)."""
+    Read correct, failed by evalrun: a call the case forbids (an entry too wide?), each
+    difference no rule absorbs (a rule or a default to declare; a step's judge to widen), a repeat
+    it calls a loop (a tool to mark repeatable), calls that follow no accepted sequence (an
+    alternate), an effect assertion that failed (one to check). Read wrong, passed by evalrun: the
+    rules and judges that made its calls equal (to doubt first), the reads a case graded on writes
+    left unjudged, and the effects that did not look (none asserted, or no world recorded)."""
     out = []
     if read_correct:
         for c in result.calls:
-            if c.label == "redundant":
+            if c.label == "forbidden":
+                out.append(
+                    f"call {c.index} to {c.tool} is forbidden ({c.reason}): does the case forbid "
+                    "too much?"
+                )
+            elif c.label == "redundant":
                 out.append(
                     f"call {c.index} to {c.tool} repeats call {c.repeats}: if repeating it is "
-                    "harmless (polling), mark the tool x-eval-repeatable"
+                    "harmless (polling), mark the tool x-eval-repeatable (or list it in the "
+                    "case's repeatable)"
                 )
             elif c.label == "mismatch" and c.comparison is not None:
                 for d in c.comparison.diffs:
-                    if d.kind == "mismatch":
+                    if d.kind == "mismatch" and d.norm in PREDICATES:
+                        out.append(
+                            f"{c.tool}.{d.path or '(args)'}: {short_json(d.actual)} fails the "
+                            f"step's judge ({d.norm}): widen it?"
+                        )
+                    elif d.kind == "mismatch":
                         out.append(
                             f"{c.tool}.{d.path or '(args)'}: {short_json(d.actual)} against "
                             f"{short_json(d.expected)}: a rule or a default that makes them equal?"
@@ -245,9 +257,16 @@ def hints(result: RunResult, read_correct: bool, line: Mapping[str, Any]) -> lis
                 out.append(f"the effect {e.op} at {e.at or '/'} failed ({e.detail}): is it right?")
         return out
     out = [
-        f"{r['tool']}.{r['param']} matched through the rule {r['norm']}: doubt it first"
+        f"{r['tool']}.{r['param']} matched through the step's judge ({r['norm']}): doubt it first"
+        if r["norm"] in PREDICATES
+        else f"{r['tool']}.{r['param']} matched through the rule {r['norm']}: doubt it first"
         for r in rules_used(result)
     ]
+    if any(c.label == "read" for c in result.calls):
+        out.append(
+            "the case is graded on writes: its calls to read-only tools were not judged; did "
+            "a read matter?"
+        )
     if not line.get("effects"):
         out.append("the case asserts no effect: one that tells this run from a good one?")
     elif any(e.ok is None for e in result.effects):

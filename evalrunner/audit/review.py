@@ -74,9 +74,10 @@ def tools_involved(
     calls: list[Any], case: Case, tools: Mapping[str, Tool], *, blind: bool = True
 ) -> dict[str, dict[str, Any] | None]:
     """Each tool the run called or an accepted sequence names, in order of first mention: its
-    description and parameter schema (without evalrun's annotations when `blind`), and whether
-    evalrun takes its repeated calls as polling (not when `blind`); None when no tool file
-    defines it."""
+    description and parameter schema (without evalrun's annotations when `blind`), whether
+    evalrun takes its repeated calls as polling (not when `blind`), and whether it only reads
+    (not when `blind`, unless the case is graded on writes, which leaves those calls out); None
+    when no tool file defines it."""
     names: dict[str, None] = {}
     for raw in calls:
         name = call_tool(raw) if type(raw) is dict else None
@@ -98,8 +99,9 @@ def tools_involved(
         }
         if not blind:
             entry["repeatable"] = tool.repeatable
-            if tool.readonly:
-                entry["readonly"] = True
+        if tool.readonly and (not blind or case.grade == "writes"):
+            # a case graded on writes leaves these calls out: the reviewer reads which they are
+            entry["readonly"] = True
         out[name] = entry
     return out
 

@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
+from ..grade.grader import REPORTED_READINGS
 from ..model import InputError
 from ..read.case_formats import CASE_FORMATS
 from ..scoring import MAX_JOBS, available_cpus
@@ -38,6 +39,12 @@ except ImportError:  # pragma: no cover (older typer)
     from click.globals import get_current_context  # type: ignore[no-redef]
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_INPUT = 0, 1, 2
+
+Reported = Enum(  # type: ignore[misc]
+    "Reported", [(name.replace("-", "_"), name) for name in REPORTED_READINGS], type=str
+)
+"""`--reported`'s choices (`score`, `diff`): how the reported check reads a run."""
+PER_CALL_READING = Reported("per-call")
 
 
 class Format(str, Enum):

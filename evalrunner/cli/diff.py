@@ -11,6 +11,7 @@ from rich.text import Text
 
 from ..diff import diff as run_diff
 from ..diff import gates
+from ..summary.groups import NO_GROUP, no_group_found
 from ..traces.limits import MAX_LINE_BYTES
 from ..words import counted
 from ..write.diff_html import render_diff
@@ -18,9 +19,11 @@ from ..write.diff_table import render
 from ..write.results import dumps
 from .common import (
     EXIT_THRESHOLD,
+    PER_CALL_READING,
     CaseKeyOpt,
     MaxLineOpt,
     OutputOpt,
+    Reported,
     RunKeyOpt,
     TraceFormatOpt,
     check_rate,
@@ -149,6 +152,15 @@ def diff(
             show_default=False,
         ),
     ] = None,
+    reported: Annotated[
+        Reported,
+        typer.Option(
+            "--reported",
+            help="How the reported (exact-match) check reads the runs of a side diff scores "
+            "(trace sets, revisions), as score --reported: per-call or list. A results file "
+            "keeps the reading it was scored with; both sides must read alike.",
+        ),
+    ] = PER_CALL_READING,
     trace_format: TraceFormatOpt = None,
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
@@ -179,6 +191,7 @@ def diff(
             pairing=pairing.value,
             reading=reading_of(trace_format, case_key, run_key, max_line_bytes),
             group_by=group_by,
+            reported=reported.value,
         )
     with output_stream(output, inputs=[old, new, traces], config=[tools, cases]) as out:
         if format is DiffFormat.json:
@@ -196,6 +209,9 @@ def diff(
         if unscoreable and side.kind != "results":
             lines = counted(unscoreable, "trace line")
             err.print(Text(f"{name}: {lines} could not be scored (not compared)"))
+    if result.group_by is not None and [name for name, _ in result.groups] == [NO_GROUP]:
+        # as score says it: a job meant to compare models must not read one group as a result
+        err.print(Text(f"warning: {no_group_found(result.group_by)}"), soft_wrap=True)
     if result.suspect_rules:
         rules = ", ".join(f"{s.norm} on {s.tool}.{s.param}" for s in result.suspect_rules)
         err.print(
@@ -230,7 +246,8 @@ def diff(
     if fail_on_regression and not fired:
         why = gates.cannot_fire(result, alpha)
         if why is not None:
-            err.print(Text(f"note: --fail-on-regression: {why}"), soft_wrap=True)
+            gate = named("fail_on_regression", "--fail-on-regression")
+            err.print(Text(f"note: {gate}: {why}"), soft_wrap=True)
     for g in fired:
         err.print(Text(g.message), soft_wrap=True)
     if fired:

@@ -71,8 +71,10 @@ def lint(
 
     Finds unknown normalizers, rules that cannot apply or break their laws on the
     values present, aliased keys, parameters with several encodings and no rule,
-    case args that fail the tool's schema, bad defaults; reports rule coverage.
-    Codes and fixes: docs/lint.md.
+    case args that fail the tool's schema, bad defaults, and case keys that
+    cannot work (a judge path naming no parameter, a pattern that does not
+    compile or backtracks, a forbid entry no call can match, grade writes with
+    no read-only tool); reports rule coverage. Codes and fixes: docs/lint.md.
 
     Exit codes: 0 no errors; 1 errors (with --strict, warnings too); 2 unusable
     input or an unknown --ignore code.

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from ..grade.grader import REPORTED_READINGS
 from ..scoring import load_config
 from ..scoring import score as run_scoring
 from ..traces.limits import MAX_EXPANDED_BYTES, MAX_LINE_BYTES
@@ -16,12 +15,14 @@ from ..traces.lines import path_text
 from ..write import WRITERS, Output
 from ..write.table import SHOW
 from .common import (
+    PER_CALL_READING,
     CaseFormatOpt,
     CaseKeyOpt,
     CasesOpt,
     JobsOpt,
     MaxLineOpt,
     OutputOpt,
+    Reported,
     RunKeyOpt,
     ToolsOpt,
     TraceFormatOpt,
@@ -42,10 +43,6 @@ ResultsFormat = Enum(  # type: ignore[misc]
     "ResultsFormat", [(name, name) for name in WRITERS], type=str
 )
 TABLE = ResultsFormat("table")
-Reported = Enum(  # type: ignore[misc]
-    "Reported", [(name.replace("-", "_"), name) for name in REPORTED_READINGS], type=str
-)
-PER_CALL_READING = Reported("per-call")
 Show = Enum("Show", [(name.replace("-", "_"), name) for name in SHOW], type=str)  # type: ignore[misc]
 
 
@@ -117,9 +114,11 @@ def score(
         typer.Option(
             "--group-by",
             metavar="KEY",
-            help="Also summarize per value of KEY, a field of each trace record, dotted for "
-            "nesting (meta.model; for other trace formats, of the native record they are read "
-            "into). Runs without it form the group (none).",
+            help="Also summarize per value of KEY, a dotted path into each trace record as "
+            "logged, in any format (model, metadata.prompt; a span or resource attribute for "
+            "span formats, gen_ai.request.model), else the run's meta; case.tags groups by the "
+            "cases' tags. Runs without it form the group (none); a KEY no run has is a warning "
+            "(exit 2 with --strict).",
             show_default=False,
         ),
     ] = None,

@@ -100,10 +100,12 @@ def suggest(
     the runs it would pass (gains) and what it could break (risk).
 
     Reads tools, cases and traces as score does. Each rule, default and alternate is scored as
-    a what-if on the same traces; a risky one would pass runs whose recorded world fails an
-    effect assertion. Tighten proposals name the parameters better fixed in the schema. See
-    docs/suggest.md. Exit codes as score: 0 done; 2 unusable input (or, with --strict, any
-    unreadable trace line).
+    a what-if on the same traces. Rules are tried narrowest first. A risky one would pass runs
+    whose recorded world fails an effect assertion, equate values a narrower rule reads apart,
+    go against its parameter's description (case-sensitive, timestamp) or equate calls the tool
+    answered differently; each says what checked it (effects, replies, or nothing). Tighten
+    proposals name the parameters better fixed in the schema. See docs/suggest.md. Exit codes
+    as score: 0 done; 2 unusable input (or, with --strict, any unreadable trace line).
     """
     paths = traces or ["traces"]
     if include_risky and not write:

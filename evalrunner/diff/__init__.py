@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import BinaryIO
 
+from ..grade.grader import PER_CALL
 from ..model import InputError
 from ..summary.groups import parse_key
 from ..traces import STDIN, Reading
@@ -32,7 +33,7 @@ from .causes import case_cause, failure_reason, run_cause
 from .git import checkout
 from .pairing import PAIRINGS, by_case, by_run, choose_pairing
 from .result import SHAPES, DiffResult, Flip, Pairing, describe_test, split_groups
-from .sources import Loader, Side
+from .sources import Loader, Side, same_reading
 from .stats import TestResult, binomial_two_sided, mcnemar_exact, sign_test
 from .suspects import SuspectRule
 from .views import CallView, EffectView, ParamView, RunView
@@ -76,6 +77,7 @@ def diff(
     stdin: BinaryIO | None = None,
     reading: Reading | None = None,
     group_by: str | None = None,
+    reported: str = PER_CALL,
 ) -> DiffResult:
     """Read both sides, pair them, and explain every flip.
 
@@ -84,6 +86,8 @@ def diff(
     side `-` is read from `stdin` (default: standard input). `reading` says how trace sides are
     read, as for `scoring.score`. `group_by` (`score --group-by`'s KEY) also compares each group:
     its rates, flips and test (`DiffResult.groups`), under the pairing the whole diff chose.
+    `reported` is how the sides it scores read the reported check (`score --reported`); a
+    results file keeps its own reading, and sides that read it differently are an InputError.
     """
     if pairing not in PAIRINGS:
         raise InputError(f"pairing must be one of {', '.join(PAIRINGS)}, not {pairing!r}")
@@ -103,9 +107,11 @@ def diff(
         reading=reading,
         stdin=stdin,
         group_by=group_by,
+        reported=reported,
     )
     a = loader.load(old, "OLD")
     b = loader.load(new, "NEW")
+    same_reading((old, a), (new, b), reported)
     chosen, reason = choose_pairing(a, b, pairing)
     pair = by_run if chosen == "run_id" else by_case
     result = pair(a, b, reason)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
+from ..grade.grader import PER_CALL, REPORTED_READINGS
 from ..jsonvalue import loads
 from ..model import InputError, TraceError
 from ..scoring import Config, load_config, score
@@ -78,11 +79,14 @@ class Loader:
         reading: Reading | None = None,
         stdin: BinaryIO | None = None,
         group_by: str | None = None,
+        reported: str = PER_CALL,
     ) -> None:
         self.tools, self.cases, self.traces, self.base = tools, cases, traces, base
         self.reading = reading or Reading()
         self.group_by = group_by
         """`diff --group-by`: trace sides are scored with it; a results side must have been."""
+        self.reported = reported
+        """`diff --reported`: how the sides scored here read the reported check."""
         self.stdin = stdin
         self._config: Config | None = None
 
@@ -91,7 +95,9 @@ class Loader:
 
     def config(self) -> Config:
         if self._config is None:
-            self._config = load_config(self._at(self.tools), self._at(self.cases))
+            self._config = load_config(
+                self._at(self.tools), self._at(self.cases), reported=self.reported
+            )
         return self._config
 
     def load(self, spec: str, which: str) -> Side:
@@ -186,7 +192,7 @@ class Loader:
             named = f"{spec}:{traces.relative_to(tmp).as_posix()}"
             relabel = _relabeller(str(traces), plain=self.traces.as_posix(), label=named)
             try:
-                config = load_config(tools, cases)
+                config = load_config(tools, cases, reported=self.reported)
                 summary, runs = _score(
                     config, traces, self.reading, relabel=relabel, group_by=self.group_by
                 )
@@ -199,6 +205,40 @@ class Loader:
             "read raw from git"
         )
         return Side("revision", source, summary, runs, commit=sha)
+
+
+def reading_of(side: Side) -> str:
+    """How a side's reported check read its runs: what its summary says; a results file written
+    before there was a choice read them per call."""
+    found = side.summary.get("reported_reading")
+    return found if found in REPORTED_READINGS else PER_CALL
+
+
+def same_reading(old: tuple[str, Side], new: tuple[str, Side], reported: str) -> None:
+    """Both sides' reported checks read runs alike, or an InputError that says how to make them:
+    a results file scored with --reported list against traces scored per call would flip every
+    run with a repeat, and move the reported rate by the reading alone (on the example corpus,
+    969 flips and 24 points)."""
+    (old_spec, a), (new_spec, b) = old, new
+    ra, rb = reading_of(a), reading_of(b)
+    if ra == rb:
+        return
+    said = [
+        f"{which} ({spec}) is a results file scored with --reported {r}"
+        if side.kind == "results"
+        else f"{which} ({spec}) is scored with --reported {r}"
+        for which, spec, side, r in (("OLD", old_spec, a, ra), ("NEW", new_spec, b, rb))
+    ]
+    results = [r for side, r in ((a, ra), (b, rb)) if side.kind == "results"]
+    fix = (
+        f"give --reported {results[0]} to score the other side alike"
+        if len(results) == 1
+        else "score one of them again with the other's --reported"
+    )
+    raise InputError(
+        f"{said[0]}, {said[1]}: the reported verdicts would compare two readings of exact-match, "
+        f"not two scorings; {fix}"
+    )
 
 
 def _score(

@@ -688,6 +688,16 @@ def _explain_property(
         note = None
         if child.default is not MISSING:  # what the absent side was compared as
             note = f"absent is the declared default {short_json(child.default)}"
+        found = breach(present, child) if checked else None
+        if found is not None:  # `limit: "50"` where the default is 50: the rule never read it
+            rule_name = child.rule.name if child.rule is not None else None
+            rejected = _rejected(
+                here, child, rule_name, a.get(k, MISSING), e.get(k, MISSING), found
+            )
+            if note is not None:
+                rejected = replace(rejected, note=f"{rejected.note}; {note}")
+            out.append(rejected)
+            return False
         out.append(
             Diff(
                 here,

@@ -30,7 +30,7 @@ from typing import Any, Literal, NamedTuple, cast
 
 import orjson
 
-from ..jsonvalue import canon_key, kept
+from ..jsonvalue import canon_key, kept, short_json
 from ..jsonvalue import dumps as json_dumps
 from ..model import (
     MISSING,
@@ -1211,18 +1211,25 @@ def _best_partial(live: list[_C], alignments: _Alignments) -> int:
     return best
 
 
-def _forbidden_by(c: _C, cp: _CasePlan) -> bool:
-    """Whether a `forbid` entry names call `c`: its tool, and its listed arguments equivalent."""
-    for entry, plan in cp.forbid:
+def _forbidden_by(c: _C, cp: _CasePlan) -> str | None:
+    """The first `forbid` entry that names call `c` (its tool, and its listed arguments
+    equivalent), as the reason its label gives: `forbid[0]: send_money {"recipient":"eve"}`;
+    None when no entry names it."""
+    for k, (entry, plan) in enumerate(cp.forbid):
         if entry.tool != c.call.tool:
             continue
-        if not entry.args:
-            return True
-        args = c.call.args
-        listed = {k: args[k] for k in entry.args if k in args}
-        if plan.equivalent(listed, entry.args):
-            return True
-    return False
+        if entry.args:
+            args = c.call.args
+            listed = {k: args[k] for k in entry.args if k in args}
+            if not plan.equivalent(listed, entry.args):
+                continue
+            return f"forbid[{k}]: {entry.tool} {short_json(dict(entry.args), FORBID_CHARS)}"
+        return f"forbid[{k}]: any call to {entry.tool}"
+    return None
+
+
+FORBID_CHARS = 80
+"""How much of a `forbid` entry's arguments a forbidden call's reason quotes."""
 
 
 class _Labelling:
@@ -1284,8 +1291,9 @@ class _Labelling:
             label = "errored"
         elif call.malformed is not None:
             label, reason = "malformed", call.malformed
-        elif self.cp.forbid and i not in self.step_of and _forbidden_by(c, self.cp):
+        elif self.cp.forbid and i not in self.step_of and (by := _forbidden_by(c, self.cp)):
             label, repeats = "forbidden", self.redundant.get(i)  # a second refund is a loop too
+            reason = by
         elif i in self.dropped:
             label, repeats = "repeat", self.dropped[i]
             comparison = self.compare(c, self.by_index[repeats])

@@ -136,7 +136,7 @@ def step_plan(
         if isinstance(spec, NormSpec):
             overrides[path] = spec
             continue
-        _check_not_inside_rule(base.root, path, where)
+        _check_not_inside_rule(base.root, path, where, step.judge)
         if isinstance(spec, Matches):
             try:
                 overrides[path] = MatchesPredicate(spec.pattern)
@@ -157,22 +157,29 @@ def step_plan(
     return plan
 
 
-def _check_not_inside_rule(root: Node, path: str, where: str) -> None:
+def _check_not_inside_rule(
+    root: Node, path: str, where: str, judge: Mapping[str, object] | None = None
+) -> None:
     """A predicate below a value whose own rule compares it whole (`unordered_list` over items)
-    would never be consulted: the rule's normal forms compare the part exactly. Say so."""
+    would never be consulted: the rule's normal forms compare the part exactly. Say so, for the
+    tool's rules and for the rules the same judge gives (`{"items": "unordered_list",
+    "items[].note": {"matches": ...}}`; `{"": "any", ...}` over the whole arguments)."""
 
     def holders(n: Node) -> Iterator[Node]:
         yield n
         for child in (*n.props.values(), *((n.items,) if n.items is not None else ())):
             yield from holders(child)
 
-    for n in holders(root):
-        if n.rule is None or not n.param.path:
+    rules = [(n.param.path, n.rule.name) for n in holders(root) if n.rule is not None]
+    rules += [(p, spec.name) for p, spec in (judge or {}).items() if isinstance(spec, NormSpec)]
+    for held, name in rules:
+        if held == path:
             continue
-        inside = path.startswith(n.param.path + ".") or path.startswith(n.param.path + "[]")
+        inside = held == "" or path.startswith(held + ".") or path.startswith(held + "[]")
         if inside:
+            whole = repr(held) if held else "the whole arguments ('')"
             raise InputError(
-                f"{where}: judge {path!r} is a predicate inside {n.param.path!r}, whose rule "
-                f"{n.rule.name!r} compares it whole; judge {n.param.path!r} itself, or give "
+                f"{where}: judge {path!r} is a predicate inside {whole}, whose rule "
+                f"{name!r} compares it whole; judge {held!r} itself, or give "
                 f"{path!r} a rule instead of a predicate"
             )

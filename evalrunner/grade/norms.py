@@ -329,6 +329,9 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
 _SCHEMELESS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")
 """A scheme and its colon, not a host and its port (`localhost:8080/x` has no scheme)."""
 _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+_HOST = re.compile(r"\[[0-9A-Fa-f:.vV]*\]|(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*")
+"""RFC 3986's host: an IP literal in brackets, or a reg-name (unreserved characters, sub-delims
+and percent-encodings; no space, no `<`, no `"`). `Hello World` names no host."""
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 DEFAULT_PORTS: Final = {"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"}
 WEB_SCHEMES: Final = ("http", "https")
@@ -405,6 +408,8 @@ def url(value: Any, *, scheme: str | None = None) -> str:
             host, _, port = hostport.rpartition(":")
             if port and not port.isdigit():
                 raise NormError(f"not a URL: port {port!r} is not a number")
+        if not _HOST.fullmatch(host):
+            raise NormError(f"not a URL: {host!r} is no host")
         if port == DEFAULT_PORTS.get(name):
             port = ""
         if scheme == "any" and name in WEB_SCHEMES:
@@ -605,10 +610,18 @@ def load_registry(plugin_files: Sequence[str | Path] | None = None) -> dict[str,
             )
         _register(registry, norm, ep.value)
     files = _PLUGIN_FILES if plugin_files is None else tuple(Path(f) for f in plugin_files)
+    read: set[Path] = set()
+    seen: set[int] = set()
     for file in files:
-        found = _module_normalizers(file)
-        for attr, norm in found:
-            _register(registry, norm, f"{file}:{attr}")
+        if file.resolve() in read:  # named twice (evals/rules.py, ./evals/rules.py): read once
+            continue
+        read.add(file.resolve())
+        for attr, norm in _module_normalizers(file):
+            # One normalizer under two names (`phone = PHONE`, or imported from another plugin
+            # file) is one rule, not a clash with itself.
+            if id(norm) not in seen:
+                seen.add(id(norm))
+                _register(registry, norm, f"{file}:{attr}")
     return registry
 
 

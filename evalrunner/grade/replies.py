@@ -41,6 +41,8 @@ MAX_REPLIES: Final = 16
 """Distinct replies counted per spelling."""
 REPLY_CHARS: Final = 80
 """A reply in an example is cut to this many characters of compact JSON."""
+REPLY_AFTER: Final = 10
+"""Characters an example's cut replies show past the first one where they differ, at least."""
 _CACHE_SIZE: Final = 65_536
 """Distinct calls whose groups are kept (a few small ints each); the older half goes when full."""
 
@@ -51,6 +53,31 @@ def digest(value: Any) -> int:
     apart, and a collision (about one in 2**64 for a pair) would only merge two of them."""
     data = dumps(value, option=orjson.OPT_SORT_KEYS)
     return (zlib.crc32(data) << 32) | zlib.adler32(data)
+
+
+def reply_excerpts(first: Any, second: Any, limit: int = REPLY_CHARS) -> tuple[str, str]:
+    """Two different replies as compact JSON, each cut to `limit` characters so that both show
+    where they differ: from the start when the first difference falls within the cut (as
+    `short_json` cuts), else from `2 * REPLY_AFTER` characters before it, the cut ends marked `…`.
+    Replies of a tool often share a long head (the same envelope, the same first lines), and two
+    heads cut alike would show no difference at all."""
+    a, b = short_json(first, 1 << 62), short_json(second, 1 << 62)
+    if len(a) <= limit and len(b) <= limit:
+        return a, b
+    same = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        same += 1
+    start = 0 if same + REPLY_AFTER < limit else same - 2 * REPLY_AFTER
+    return _cut(a, start, limit), _cut(b, start, limit)
+
+
+def _cut(text: str, start: int, limit: int) -> str:
+    head = "…" if start else ""
+    body = text[start:]
+    room = limit - len(head)
+    return head + (body if len(body) <= room else body[: room - 1] + "…")
 
 
 def value_at(args: Any, path: str) -> Any:
@@ -380,16 +407,12 @@ class ReplyEvidence:
                 continue
             if example is not None:
                 _, ex_case, first, second = example
+                shown = reply_excerpts(first[5], second[5])
                 entry["example"] = {
                     "case_id": ex_case,
                     "calls": [
-                        {
-                            "run_id": x[1],
-                            "source": x[2],
-                            "value": x[3],
-                            "reply": short_json(x[5], REPLY_CHARS),
-                        }
-                        for x in (first, second)
+                        {"run_id": x[1], "source": x[2], "value": x[3], "reply": text}
+                        for x, text in zip((first, second), shown)
                     ],
                 }
             doubt.append(entry)

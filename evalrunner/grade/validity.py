@@ -10,8 +10,12 @@ makes a value the tool should reject equal to one it accepts: `instant` would re
 Only these keywords are checked, at the node itself: they are what a rule's reading depends on.
 The rest of the schema (`required`, `minimum`, `additionalProperties`, ...) is `evalrun lint`'s.
 Each validator remembers its answers per distinct value (bounded), and searches `pattern` with
-the time limit lint uses (`lint.validate.PATTERN_TIMEOUT`): a search that runs out of time, or a
-pattern the engine cannot read, accepts the value (no breach it may not deserve).
+the time limit lint uses (`lint.validate.PATTERN_TIMEOUT`): a search that runs out of time accepts
+that value (no breach it may not deserve), and a pattern the engine cannot read accepts every
+value. The answer for a value never depends on the values met before it: a pattern that ran out
+of time on one value is still searched on the next (which is what keeps verdicts the same in any
+order and under any `--jobs`), until it has run out of time `MAX_SLOW` times in one process; only
+then is it taken to match from there on, so one pattern costs at most `MAX_SLOW` limits.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ PATTERN_TIMEOUT: Final = 1.0
 """Seconds one `pattern` search may take (the same limit as `lint.validate.PATTERN_TIMEOUT`)."""
 MEMO_SIZE: Final = 4_096
 """Answers kept per parameter; the table is cleared when full."""
+MAX_SLOW: Final = 16
+"""Searches of one pattern that may run out of time before the pattern is taken to match."""
 FORMATS: Final = ("date-time", "date", "time")
 
 _TYPE_WORDS: Final = {
@@ -122,7 +128,7 @@ def _type_ok(value: Any, name: str) -> bool:
 class Validity:
     """The checks of one parameter's schema node (see the module docstring)."""
 
-    __slots__ = ("_memo", "compiled", "const", "enum", "fmt", "pattern", "types")
+    __slots__ = ("_memo", "compiled", "const", "enum", "fmt", "pattern", "slow", "types")
 
     def __init__(self, param: Param) -> None:
         schema: Mapping[str, Any] = param.schema
@@ -131,6 +137,8 @@ class Validity:
         self.const = schema.get("const", _ABSENT)
         self.pattern = schema.get("pattern") if isinstance(schema.get("pattern"), str) else None
         self.compiled: Any = None
+        self.slow = 0
+        """Searches of the pattern that ran out of time."""
         if self.pattern is not None:
             try:
                 self.compiled = regex.compile(self.pattern)
@@ -138,6 +146,13 @@ class Validity:
                 self.pattern = None  # lint says the pattern cannot be read; nothing to check
         fmt = schema.get("format")
         self.fmt = fmt if fmt in FORMATS else None
+        if schema.get("nullable") is True:
+            # OpenAPI 3.0's `nullable` (Gemini's `Schema`, tools converted from OpenAPI specs):
+            # null is accepted besides the declared type and choices
+            if self.types and "null" not in self.types:
+                self.types = (*self.types, "null")
+            if self.enum is not None and not any(x is None for x in self.enum):
+                self.enum = [*self.enum, None]
         self._memo: dict[Any, Breach | None] = {}
 
     @classmethod
@@ -156,7 +171,7 @@ class Validity:
     def breach(self, value: Any) -> Breach | None:
         """How `value` breaks the schema, or None when the schema accepts it."""
         if value is None and "null" in self.types:
-            return None  # `Optional[...]`: a null is accepted whatever the branch says
+            return None  # `Optional[...]` (or `nullable`): a null is accepted whatever else
         key = canon_key(value) if type(value) in (str, int, float, bool) or value is None else None
         if key is not None:
             if key in self._memo:
@@ -185,8 +200,10 @@ class Validity:
                         return Breach(
                             "pattern", f"{short_json(value)} does not match {self.pattern!r}"
                         )
-                except TimeoutError:
-                    self.compiled = None  # catastrophic backtracking: taken to match, from now on
+                except TimeoutError:  # catastrophic backtracking: this value is taken to match
+                    self.slow += 1
+                    if self.slow >= MAX_SLOW:
+                        self.compiled = None  # and every value from now on: enough time spent
             if self.fmt is not None:
                 problem = format_problem(self.fmt, value)
                 if problem is not None:

@@ -43,6 +43,10 @@ class ToolCallsMetric(BaseMetric):
         threshold: float = 1.0,
         match: str = "exact",
     ) -> None:
+        # kept under the parameters' names: DeepEval's evaluate() copies a metric by calling its
+        # class with the attributes so named (deepeval.metrics.utils.copy_metrics)
+        self.tools = tools
+        self.cases = cases
         self.suite = Suite.load(tools, cases)
         self.threshold = threshold
         self.match = match

@@ -12,12 +12,12 @@ import difflib
 from collections.abc import Mapping
 from typing import Final
 
-import regex
-
+from .. import patterns
 from ..grade.compare import ToolPlan
 from ..grade.judge import param_paths, step_plan
 from ..grade.norms import Normalizer
-from ..model import Case, InputError, Matches
+from ..grade.validity import Validity
+from ..model import Case, InputError, Matches, OneOf, Param
 from ..read.cases import step_label
 from .findings import Finding, cut, finding
 from .schema import ToolSite
@@ -78,6 +78,8 @@ def _check_judges(
             elif isinstance(spec, Matches):
                 bad = not _check_pattern(case, label, spec.pattern, (*at, path, "matches"), out)
                 bad_pattern = bad_pattern or bad
+            elif isinstance(spec, OneOf):
+                _check_answers(case, label, step.tool, path, paths[path], spec, at, out)
         if site is None or bad_pattern or any(p not in paths for p in step.judge):
             continue
         try:
@@ -96,12 +98,44 @@ def _check_judges(
             )
 
 
+def _check_answers(
+    case: Case,
+    label: str,
+    tool: str,
+    path: str,
+    param: Param,
+    spec: OneOf,
+    at: tuple[str | int, ...],
+    out: list[Finding],
+) -> None:
+    """A `one_of` value the parameter's schema refuses: a run that sends it is equal to it as
+    JSON, so it passes, though the tool should have refused the call (as for a case's args)."""
+    checks = Validity.of(param)
+    if checks is None:
+        return
+    for k, value in enumerate(spec.values):
+        found = checks.breach(value)
+        if found is not None:
+            out.append(
+                finding(
+                    "case-args-invalid",
+                    case.file,
+                    (*at, path, "one_of", k),
+                    f"case {case.id!r}: {label} {tool}: judge {path!r} one_of: "
+                    f"{cut(found.message)}",
+                    "the case is wrong, not the agent: list only values the tool accepts (or "
+                    "correct the schema, if the tool really accepts this)",
+                    case.line,
+                )
+            )
+
+
 def _check_pattern(
     case: Case, label: str, pattern: str, loc: tuple[str | int, ...], out: list[Finding]
 ) -> bool:
     try:
-        compiled = regex.compile(pattern)
-    except (regex.error, RecursionError, OverflowError) as e:
+        compiled = patterns.compiled(pattern)  # as grading compiles it
+    except patterns.PatternError as e:
         out.append(
             finding(
                 "judge-pattern-invalid",

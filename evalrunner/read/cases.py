@@ -44,6 +44,7 @@ from .case_formats import (
 )
 from .case_formats import SUFFIXES as CASE_SUFFIXES
 from .case_formats import detect as detect_case_format
+from .case_formats import not_in as not_in_case_format
 from .case_formats import resolve as resolve_case_format
 from .case_formats import unknown_shape as unknown_case_shape
 from .files import check_keys, list_files, near_miss
@@ -147,6 +148,8 @@ def read_case_file(
         fmt = detect_case_format(source)
         if fmt is None:
             raise InputError(unknown_case_shape(file))
+    elif not fmt.detect(source):  # forced: a reader is never handed a file of another shape
+        raise InputError(not_in_case_format(file, fmt))
     if fmt.read is None:  # evalrun's own
         return _native(source)
     for name in CONFIG_FILES:
@@ -485,6 +488,8 @@ class UnknownTool:
     label: str
     close: str | None
     """The defined tool the name is closest to, if any: a likely typo."""
+    judged: bool = False
+    """A step of the case to this tool has a `judge`, which cannot apply without the schema."""
 
     @property
     def message(self) -> str:
@@ -492,6 +497,8 @@ class UnknownTool:
             f"case {self.case.id!r}: {self.label} calls {self.step.tool!r}, which no tool "
             "schema defines"
         )
+        if self.judged:
+            text += " (its judge is not applied: calls to it are compared as JSON)"
         return text + (f"; did you mean {self.close!r}?" if self.close else "")
 
 
@@ -506,4 +513,7 @@ def unknown_tools(cases: Mapping[str, Case], tools: Iterable[str]) -> Iterator[U
                 continue
             seen.add(step.tool)
             close = difflib.get_close_matches(step.tool, names, n=1)
-            yield UnknownTool(case, step, step_label(case, step), close[0] if close else None)
+            judged = any(s.judge for seq in case.accept for s in seq if s.tool == step.tool)
+            yield UnknownTool(
+                case, step, step_label(case, step), close[0] if close else None, judged
+            )

@@ -3,7 +3,8 @@ the tools it should take as `repeatable`.
 
 Each proposal is made from evidence, as alternates are: runs whose recorded world was checked and
 held every effect assertion of the case (without a checked world, nothing says the run was right),
-or, for `repeatable`, runs whose every repeated call got another reply (a state being polled).
+or, for `repeatable`, runs whose every repeated call stopped once its reply changed (a state
+being polled).
 Each is then scored as a what-if: the case changed alone, every group of its runs regraded, the
 runs whose calls would newly pass counted as gains, and among them those whose world fails an
 effect (`risk.effects_failed`) or was not recorded (`risk.unverified`).
@@ -15,8 +16,9 @@ effect (`risk.effects_failed`) or was not recorded (`risk.unverified`).
 - `match`: runs that hold every effect match the sequence under a wider mode; the narrowest mode
   that passes any is proposed, the others listed with their gains.
 - `grade`: under `"grade": "writes"` such runs would match (the case calls read-only tools).
-- `repeatable`: the case's loops were all polling: each repeated call got another reply than the
-  call it repeats, in every run with a loop (a run where one reply stayed the same is a loop).
+- `repeatable`: the case's loops were all polling: in every run with a loop, each repeated call
+  stopped once its reply changed (`running`, `running`, `done`); a run whose last copy got the
+  reply the one before it got (`done`, `done`) is a loop.
 
 These are case lines to change by hand, never written by `--write`.
 """
@@ -30,7 +32,7 @@ from typing import Any, Final
 
 from ..grade.grader import Grader, RunResult
 from ..grade.norms import Normalizer
-from ..jsonvalue import canon_key
+from ..jsonvalue import MISSING, canon_key
 from ..model import Case, InputError, MatchMode, NormSpec, OneOf, Run, Step, Tool
 from ..read.cases import judge_to_json
 from .collect import Group
@@ -189,7 +191,9 @@ def _judges(
                 for d in c.comparison.mismatches:
                     differing.add((result.aligned_to, c.step, d.param))
                     values.append(d.actual)
-        if len(differing) == 1:
+        # A run that leaves the parameter out is no value to judge by: neither `any` nor
+        # `one_of` passes an absence the tool declares no default for.
+        if len(differing) == 1 and values[0] is not MISSING:
             site = next(iter(differing))
             sites.setdefault(site, []).append((g, values[0]))
     for (k, j, path), found in sorted(sites.items()):
@@ -218,9 +222,20 @@ def _judge_for(step: Step, path: str, values: list[Any]) -> NormSpec | OneOf | N
         return NormSpec("any")  # free text worded otherwise in every run
     if len(values) >= ONE_OF_MOST:
         return None
-    own = step.args.get(path) if "." not in path and "[]" not in path else None
-    answers = ([own] if own is not None else []) + values
+    own = _at_path(step.args, path)
+    answers = ([own] if own is not MISSING else []) + values
     return OneOf(tuple({canon_key(v): v for v in answers}.values()))
+
+
+def _at_path(args: Any, path: str) -> Any:
+    """The step's value at a parameter path (`filters.status`); MISSING where the step leaves
+    it out or the path goes through a list (`items[].note`: which item's is not one value)."""
+    value = args
+    for name in path.split("."):
+        if "[]" in name or type(value) is not dict or name not in value:
+            return MISSING
+        value = value[name]
+    return value
 
 
 def _match(
@@ -272,7 +287,7 @@ def _repeatable(
 ) -> Iterable[CaseKeySuggestion]:
     looped = [g for g in groups if g.replies_change or g.replies_same]
     if not looped or any(g.replies_same for g in looped):
-        return  # no loop, or some loop got the same reply again: a loop, not polling
+        return  # no loop, or some loop went on after the same reply: a loop, not polling
     grader = _grader(case, base)
     names: set[str] = set()
     for g in looped:

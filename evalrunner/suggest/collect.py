@@ -112,10 +112,11 @@ class Group:
     checked_examples: tuple[tuple[str, str], ...] = ()
     """The same, among runs whose world was checked and held."""
     replies_change: int = 0
-    """Runs with a loop whose every repeated call got another reply than the call it repeats
-    (a state being polled, not a loop: `case_keys` proposes `repeatable`)."""
+    """Runs with a loop whose every repeated call stopped once its reply changed (a state being
+    polled, not a loop: `case_keys` proposes `repeatable`)."""
     replies_same: int = 0
-    """Runs with a loop where some repeated call got the same reply (or none was recorded)."""
+    """Runs with a loop where some repeated call went on after its reply stayed the same (or a
+    reply was not recorded)."""
     _calls: tuple[Call, ...] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -319,18 +320,25 @@ class Observer(Grader):
 
 
 def _replies(raw_calls: list[Any], labels: tuple[Any, ...]) -> str:
-    """`change` when the run has a loop and each redundant call's reply differs from the reply to
-    the call it repeats; `same` when one is the same (or not recorded); `` without a loop."""
-    loops = [c for c in labels if c.label == "redundant" and c.repeats is not None]
-    if not loops:
+    """`change` when the run has a loop and each repeated call stopped once its reply changed:
+    among the copies of the call (the one they repeat and its redundant copies, in call order),
+    the last got another reply than the copy before it (`running`, `running`, `done` is a state
+    polled until it changed); `same` when the last reply is the one before it (`done`, `done`:
+    the agent went on after the answer, a loop) or a copy recorded none; `` without a loop."""
+    copies: dict[int, set[int]] = {}
+    for c in labels:
+        if c.label == "redundant" and c.repeats is not None:
+            copies.setdefault(c.repeats, {c.repeats}).add(c.index)
+    if not copies:
         return ""
-    for c in loops:
-        now, before = raw_calls[c.index], raw_calls[c.repeats]
-        if type(now) is not dict or type(before) is not dict:
-            return "same"
-        if "result" not in now or "result" not in before:
-            return "same"
-        if _dumps_sorted(now["result"]) == _dumps_sorted(before["result"]):
+    for indices in copies.values():
+        replies = []
+        for i in sorted(indices):
+            raw = raw_calls[i]
+            if type(raw) is not dict or "result" not in raw:
+                return "same"
+            replies.append(_dumps_sorted(raw["result"]))
+        if replies[-1] == replies[-2]:
             return "same"
     return "change"
 

@@ -163,7 +163,10 @@ def propose(
             alt.case_id, alt.steps, Evidence(alt.runs, examples), 0, Risk()
         )
         o = whatif.outcome((), [suggestion.accepted])
-        evidence = dataclasses.replace(suggestion.evidence, checked_worlds=o.gains)
+        # of the runs it would pass (all of its case, which has effect assertions), those that
+        # recorded a world: the others are unverified
+        checked = o.gains - o.unverified
+        evidence = dataclasses.replace(suggestion.evidence, checked_worlds=checked)
         scored.append(AlternateSuggestion(alt.case_id, alt.steps, evidence, o.gains, _risk(o)))
 
     tighten = _tighten(config, corpus, [s for s in scored if isinstance(s, RuleSuggestion)])

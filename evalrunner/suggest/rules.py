@@ -31,6 +31,7 @@ from .sites import Site
 NARROWEST_FIRST = (
     "unordered_list",
     "set",
+    "url",
     "casefold",
     "number",
     "money_cents",
@@ -42,8 +43,9 @@ NARROWEST_FIRST = (
 )
 """The built-in rules suggest proposes, each equating fewer values than the next where two can
 absorb the same difference: a multiset before a set; a number by value before money or a duration
-(which also read units or text); a point in time before its date, before its month. Unrelated
-rules (casefold and month, say) never absorb the same difference, so their order does not matter."""
+(which also read units or text); a point in time before its date, before its month; a URL before
+casefold, which would also equate paths that differ by case. Unrelated rules (casefold and month,
+say) never absorb the same difference, so their order does not matter."""
 
 FAMILIES = (("instant", "date", "month"), ("unordered_list", "set"))
 """Rules each wider than the one before it: every pair of values the narrower equates, the wider
@@ -211,6 +213,8 @@ def choose_rules(
             evidence = open_entries
             if name in READ_ENCODINGS:
                 evidence = [e for e in open_entries if _rewritten(e.site) or _rounding(e.site)]
+            elif name == "url":
+                evidence = [e for e in open_entries if _urlish(e.site)]
             found = _best_options(name, param, tool, evidence, below, registry)
             if found is not None and found[1]:
                 spec, calls, absorbed = found
@@ -223,6 +227,12 @@ def choose_rules(
         choosable = [x for x in scored if not absorbing & set(narrower_than(x[2].name))]
         choosable.sort(key=lambda x: (-x[0], x[1]))
         calls, _, spec, absorbed = choosable[0]
+        # What the rule would equate is more than its evidence: a rule that reads encodings
+        # scores only pairs written differently, yet it equates pairs written alike too
+        # (`date` on "…T11:00:00Z" and "…T09:00:00Z"). A narrower rule's reading apart of any of
+        # them is the rule's risk (SPEC `risk.narrower_differs`), not only of its evidence.
+        _, equated = _score(spec, param, tool, open_entries, below, registry)
+        equated |= absorbed
         differs = []
         for name in narrower_than(spec.name):
             if name not in registry:
@@ -231,7 +241,7 @@ def choose_rules(
             keys = frozenset(
                 e.site.key
                 for e in entries
-                if e.site.key in absorbed and reads_apart(narrower, e.site)
+                if e.site.key in equated and reads_apart(narrower, e.site)
             )
             if keys:
                 differs.append((name, keys))
@@ -244,8 +254,11 @@ def choose_rules(
         merges = []
         for _, _, wider, keys in scored:
             if spec.name in narrower_than(wider.name):
+                _, merged = _score(wider, param, tool, open_entries, below, registry)
                 apart = frozenset(
-                    e.site.key for e in entries if e.site.key in keys and reads_apart(own, e.site)
+                    e.site.key
+                    for e in entries
+                    if e.site.key in keys | merged and reads_apart(own, e.site)
                 )
                 if apart:
                     merges.append((wider, apart))
@@ -299,7 +312,28 @@ def _best_options(
         best = _with_zone(best, param, tool, entries, below, registry)
     elif name == "number":
         best = _with_digits(best, tool, param, entries, below, registry)
+    elif name == "url":
+        best = _with_scheme(best, param, tool, entries, below, registry)
     return best
+
+
+def _with_scheme(
+    plain: tuple[NormSpec, int, frozenset[Any]],
+    param: Param,
+    tool: Tool,
+    entries: Sequence[Entry],
+    below: list[Change],
+    registry: Mapping[str, Normalizer],
+) -> tuple[NormSpec, int, frozenset[Any]]:
+    """`url` with `scheme: "any"` when the values need it: it absorbs everything plain `url`
+    absorbs and more (`www.example.com` for `http://www.example.com`). It also equates `http`
+    and `https`, so it is never chosen when plain `url` absorbs as much."""
+    _, calls, absorbed = plain
+    spec = NormSpec("url", {"scheme": "any"})
+    s_calls, s_absorbed = _score(spec, param, tool, entries, below, registry)
+    if s_absorbed >= absorbed and s_calls > calls:
+        return spec, s_calls, s_absorbed
+    return plain
 
 
 # ------------------------------------------------------------------------------------- tz
@@ -443,6 +477,21 @@ def _rewritten(site: Site) -> bool:
     else:
         return True  # a restated default: the default's own encoding is not on the other side
     return _written(a) != _written(e)
+
+
+def _urlish(site: Site) -> bool:
+    """Whether a pair site's values look like URLs: strings without white space, one of them
+    with a scheme and `//`. With `scheme: "any"` the rule reads any word as a host (`acct_OCaD`
+    as `https://acct_ocad/`), so an account reference that differs by case is no URL's evidence."""
+    if site.kind != "pair":
+        return False
+    values = (site.actual, site.expected)
+    if not all(type(v) is str and v and not any(c.isspace() for c in v) for v in values):
+        return False
+    return any(_SCHEME_SLASHES.match(v) for v in values)
+
+
+_SCHEME_SLASHES = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def _written(value: Any) -> tuple[str | None, str]:

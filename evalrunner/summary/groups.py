@@ -3,10 +3,12 @@
 KEY is a dotted path into the record as it was logged, in whatever format (`model` in an
 Anthropic or OpenAI log, `metadata.prompt_version`, `request.model` in a gateway's exchange), or,
 for a format whose runs span lines (OpenTelemetry spans), a span attribute (`gen_ai.request.model`,
-on any span of the trace). Where the logged record has nothing there, the native record evalrun
-read from it is looked at (`case_id`, `run_id`), then its `meta` (`--group-by model` finds
-`meta.model` in a native run). A part of KEY made of digits indexes a list (`meta.tags.0`); a
-dotted name that is one key of an object is found too (`gen_ai.request.model` logged flat).
+on any span of the trace, else a resource attribute, `service.version`; the earliest-starting
+span's value where they disagree). Where the logged record has nothing there, the native record
+evalrun read from it is looked at (`case_id`, `run_id`), then its `meta` (`--group-by model`
+finds `meta.model` in a native run). A part of KEY made of digits indexes a list
+(`meta.tags.0`); a dotted name that is one key of an object is found too
+(`gen_ai.request.model` logged flat).
 
 `case.FIELD` groups by the run's case instead: `case.tags` (a group per tag: a case of two tags
 counts in both groups, so groups overlap), `case.id`, `case.match`.

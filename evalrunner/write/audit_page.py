@@ -109,6 +109,9 @@ def view(run: Mapping[str, Any]) -> dict[str, Any]:
         ],
         "forbid": [pretty(f) for f in run.get("forbid", [])],
         "grade": run.get("grade", "all"),
+        "reads": [
+            name for name, tool in run.get("tools", {}).items() if tool and tool.get("readonly")
+        ],
         "repeatable": list(run.get("repeatable", [])),
         "effects": [pretty(e) for e in run.get("effects", [])],
         "world": None if run.get("world") is None else pretty(run["world"]),
@@ -332,7 +335,8 @@ SCRIPT = r"""
   function renderForbid(v) {
     const parts = [];
     if (v.grade !== "all") parts.push(el("p", {}, "graded on " + v.grade
-      + ": calls to read-only tools are left out of the match"));
+      + ": calls to read-only tools" + (v.reads.length ? " (" + v.reads.join(", ") + ")" : "")
+      + " are left out of the match"));
     if (v.repeatable.length) parts.push(el("p", {}, "repeatable here: " + v.repeatable.join(", ")));
     if (v.forbid.length) parts.push(el("div", {class: "label-small"}, "forbidden calls"),
       ...v.forbid.map((f) => el("pre", {}, f)));

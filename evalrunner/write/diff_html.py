@@ -2,8 +2,9 @@
 what `--format json` prints), like the score page from the results JSON.
 
 It shows both sides' reported and true run failure rates and the change, the shapes on each side,
-rules newly suspect, the flips (each run or case whose verdict moved, with its cause; filterable
-by how it moved and by text), and the paired test in words. At most `MAX_FLIPS` flips are
+each group's rates, flips and test under `--group-by`, rules newly suspect, the flips (each run
+or case whose verdict moved, with its cause; filterable by how it moved and by text), and the
+paired test in words. At most `MAX_FLIPS` flips are
 embedded (the first ones, in the diff's order), and the page says how many there are.
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES
 from .page import Pair, asset, document, embed_json, esc, legend, num, pairs, table
-from .wording import change, n, pct, points
+from .wording import change, n, pct, points, share
 
 MAX_FLIPS = 5000
 TEST_NAMES = {
@@ -30,6 +31,7 @@ def render_diff(diff: dict[str, Any], *, alpha: float = 0.05) -> bytes:
         _header(diff, old, new),
         _rates(diff, so, sn),
         _shapes(so, sn),
+        _groups(diff),
         _suspects(diff),
         _test(diff, alpha),
         _flips(diff),
@@ -122,6 +124,51 @@ def _shapes(so: dict[str, Any], sn: dict[str, Any]) -> str:
     if not rows:
         return ""
     return f"<section id=shapes><h2>Shapes</h2>{table(['shape', 'old', 'new', 'change'], rows)}</section>"
+
+
+def _groups(diff: dict[str, Any]) -> str:
+    """`--group-by`: each group's runs and true failures on both sides, the change, its flips
+    and its test, as the table prints them (the page had none of it)."""
+    groups = diff.get("groups")
+    if diff.get("group_by") is None or not isinstance(groups, dict):
+        return ""
+    rows = []
+    for name, g in groups.items():
+        sides = []
+        for side in ("old", "new"):
+            got = g.get(side) or {}
+            runs, failed = got.get("runs") or 0, got.get("true_failed_runs") or 0
+            k = ("groups", name, side)
+            sides.append(
+                (
+                    num((*k, "runs"), n(runs)),
+                    f"{share(failed, runs)} ({num((*k, 'true_failed_runs'), n(failed))})",
+                )
+            )
+        t = g.get("test") or {}
+        p = t.get("p_value")
+        rows.append(
+            [
+                esc(name),
+                sides[0][0],
+                sides[1][0],
+                sides[0][1],
+                sides[1][1],
+                esc(points((g.get("delta") or {}).get("true_run_failure_rate"))),
+                esc(n(len(g.get("flips") or []))),
+                num(("groups", name, "test", "improved"), n(t.get("improved"))),
+                num(("groups", name, "test", "regressed"), n(t.get("regressed"))),
+                esc(f"{p:.2g}" if isinstance(p, (int, float)) else "–"),
+            ]
+        )
+    head = ["group", "old runs", "new runs", "old true", "new true", "change", "flips"]
+    head += ["improved", "regressed", "p"]
+    return (
+        f"<section id=groups><h2>By {esc(diff['group_by'])}</h2>"
+        "<p class=muted>Each group's true run failure rate on both sides, its flips and its "
+        "paired test, on the group's runs alone under the whole diff's pairing.</p>"
+        f"{table(head, rows)}</section>"
+    )
 
 
 def _suspects(diff: dict[str, Any]) -> str:

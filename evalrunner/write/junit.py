@@ -225,14 +225,14 @@ def _properties(s: SummaryView | None, extra: list[tuple[str, Any]] | None = Non
     props += [(f"false_failures.{x}", false_failures.get(x, 0)) for x in FALSE_FAILURE_SHAPES]
     false_passes = s.false_passes if s is not None else {}
     props += [(f"false_passes.{x}", false_passes.get(x, 0)) for x in FALSE_PASS_SHAPES]
-    # the rules the tools' replies put in doubt, beside the suspects: one property each
+    # the rules the tools' replies put in doubt, beside the suspects: one property each, and
+    # one for its example pair (as the other reports word it)
     for x in s.reply_evidence if s is not None else ():
-        props.append(
-            (
-                f"reply_evidence.{x.tool}.{x.param}.{x.norm}",
-                f"{x.pairs_differ} pairs differ, {x.pairs_agree} agree",
-            )
-        )
+        name = f"reply_evidence.{x.tool}.{x.param}.{x.norm}"
+        props.append((name, f"{x.pairs_differ} pairs differ, {x.pairs_agree} agree"))
+        example = wording.reply_example(x)
+        if example:
+            props.append((f"{name}.example", example))
     if s is not None and s.trials is not None:
         for _, row in wording.shown_trials(s.trials):
             props += [(f"pass^{row.k}.reported", row.reported), (f"pass^{row.k}.true", row.true)]

@@ -94,8 +94,10 @@ def _case_keys(console: Console, report: Report) -> None:
     console.print()
     for x in report.case_keys:
         value = json_dumps(x.value).decode()
-        where = f" step {x.step[0]}.{x.step[1]} {x.param}" if x.step is not None else ""
-        head = f"{n(x.gains):>{GAINS_WIDTH}}  case {x.case_id}: {x.key}{where} = {value}"
+        # the step as errors and lint name it (accept[K][J]), not "step 0.0", which reads as a number
+        where = f"accept[{x.step[0]}][{x.step[1]}] " if x.step is not None else ""
+        key = f"{x.key} {x.param}" if x.step is not None else x.key
+        head = f"{n(x.gains):>{GAINS_WIDTH}}  case {x.case_id}: {where}{key} = {value}"
         _para(console, head)
         risk = ""
         if x.risk.effects_failed or x.risk.unverified:

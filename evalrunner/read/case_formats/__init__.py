@@ -25,6 +25,7 @@ __all__ = [
     "detect",
     "formats_table",
     "is_config",
+    "not_in",
     "records",
     "resolve",
     "stable_id",
@@ -72,6 +73,15 @@ def detect(source: Source) -> CaseFormat | None:
         if source.file.name.endswith(fmt.suffixes) and fmt.detect(source):
             return fmt
     return None
+
+
+def not_in(file: object, fmt: CaseFormat) -> str:
+    """Why a file cannot be read in the format `--case-format` (or `case_format`) forces."""
+    return (
+        f"{file}: this file is not in the case format {fmt.name!r} that --case-format (or the "
+        f"case_format setting) names: {fmt.name} reads {fmt.looks_like}; give its own format, "
+        f"or auto to detect each file's"
+    )
 
 
 def unknown_shape(file: object) -> str:

@@ -4,10 +4,14 @@ Each eval case's invocations' expected `intermediate_data.tool_uses` (`name`, `a
 across the conversation, are the canonical sequence. ADK's tool-use `id`s are left out: they are
 what made identical calls score 0.0. The match comes from a `test_config.json` beside the file:
 `criteria.tool_trajectory_avg_score` as a number (ADK's default match, `EXACT`) or as
-`{"threshold", "match_type"}`. Keys are read in snake_case or, as ADK's models dump by alias,
-camelCase (`evalCases`, `toolUses`); an invocation's calls are its `tool_uses`, or, in ADK's newer
-form, the `function_call` parts of its `invocation_events`. The older test-file form, a list of
-`{query, expected_tool_use: [{tool_name, tool_input}]}`, is read too.
+`{"threshold", "match_type", "ignore_args"}`, the match type as ADK reads it: its name in any case
+(`IN_ORDER`, `in-order`) or the number ADK's own `EvalConfig` writes (0, 1, 2);
+`ignore_args: true` (ADK compares the tools' names only) judges every step's arguments `any`.
+Keys are read in snake_case or, as ADK's models dump by alias, camelCase (`evalCases`,
+`toolUses`); an invocation's calls are its `tool_uses`, or, in ADK's newer form, the
+`function_call` parts of its `invocation_events`. Rubrics (judged by a model) are named in a
+warning. The older test-file form, a list of `{query, expected_tool_use: [{tool_name,
+tool_input}]}`, is read too.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from .format import CaseFormat, Native, Source, stable_id
 
 CONFIG = "test_config.json"
 MATCH_TYPES = {"EXACT": "exact", "IN_ORDER": "contains", "ANY_ORDER": "contains_unordered"}
+MATCH_NUMBERS = ("EXACT", "IN_ORDER", "ANY_ORDER")
+"""ADK's `ToolTrajectoryCriterion.MatchType` is an Enum of ints: `EvalConfig.model_dump_json()`
+writes `"match_type": 1`."""
 TRAJECTORY = "tool_trajectory_avg_score"
 
 
@@ -59,35 +66,59 @@ def _snake_name(key: Any) -> Any:
     return re.sub(r"(?<!^)([A-Z])", r"_\1", key).lower() if isinstance(key, str) else key
 
 
-def _match(source: Source) -> str:
+def _match_type(value: Any) -> str | None:
+    """ADK's match type as ADK's own validator reads it: the Enum's number, or its name in any
+    case with `-` or a space for `_`; None when it is neither."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(MATCH_NUMBERS):
+        return MATCH_NUMBERS[value]
+    if isinstance(value, str):
+        name = value.strip().upper().replace("-", "_").replace(" ", "_")
+        return name if name in MATCH_TYPES else None
+    return None
+
+
+def _match(source: Source) -> tuple[str, bool]:
+    """The case's match, and whether ADK compares the tools' names only (`ignore_args`)."""
     config = source.siblings.get(CONFIG)
     where = f"{CONFIG} criteria"
     if not isinstance(config, dict) or not isinstance(config.get("criteria"), dict):
-        return "exact"  # ADK's default: the expected tool uses, exactly, in order
+        return "exact", False  # ADK's default: the expected tool uses, exactly, in order
     criteria = config["criteria"]
     for name in sorted(criteria):
         if name != TRAJECTORY:
             source.warn(f"{where}.{name}", "not a tool-call criterion: evalrun does not grade it")
     value = criteria.get(TRAJECTORY)
-    threshold, match_type = value, "EXACT"
+    threshold, match_type, ignore_args = value, "EXACT", False
     if isinstance(value, dict):
         threshold = value.get("threshold", 1.0)
-        match_type = str(value.get("match_type", value.get("matchType", "EXACT")))
-    if match_type not in MATCH_TYPES:
-        source.warn(
-            f"{where}.{TRAJECTORY}.match_type", f"unknown match type {match_type!r}; read as EXACT"
-        )
-        match_type = "EXACT"
+        given = value.get("match_type", value.get("matchType", "EXACT"))
+        found = _match_type(given)
+        if found is None:
+            source.warn(
+                f"{where}.{TRAJECTORY}.match_type", f"unknown match type {given!r}; read as EXACT"
+            )
+        match_type = found or "EXACT"
+        ignore_args = value.get("ignore_args", value.get("ignoreArgs")) is True
     if isinstance(threshold, (int, float)) and threshold < 1:
         source.warn(
             f"{where}.{TRAJECTORY}",
-            f"a threshold of {threshold} on the average over cases; evalrun passes or fails each case",
+            f"a threshold of {threshold} on the average over a case's invocations; evalrun passes "
+            "or fails the whole case",
         )
-    return MATCH_TYPES[str(match_type)]
+    return MATCH_TYPES[match_type], ignore_args
 
 
 def _read(source: Source) -> list[Native]:
-    match = _match(source)
+    match, names_only = _match(source)
+    out = _cases(source, match)
+    if names_only:  # ADK's ignore_args: the tools' names are compared, their arguments not
+        for case, _ in out:
+            for s in case["accept"][0]:
+                s["judge"] = {"": "any"}
+    return out
+
+
+def _cases(source: Source, match: str) -> list[Native]:
     out: list[Native] = []
     data = _snake(source.data)
     if isinstance(data, list):  # the older test file
@@ -127,6 +158,10 @@ def _read(source: Source) -> list[Native]:
         steps: list[dict[str, Any]] = []
         first = ""
         conversation = ec.get("conversation") or []
+        if ec.get("rubrics"):
+            source.warn(
+                f"{at}.rubrics", "rubrics are judged by a model: evalrun does not grade them"
+            )
         if ec.get("conversation_scenario"):
             source.warn(
                 f"{at}.conversation_scenario",
@@ -167,6 +202,10 @@ def _read(source: Source) -> list[Native]:
                     f"{iat}.intermediate_data.intermediate_responses",
                     "sub-agent responses: evalrun does not grade them",
                 )
+            if inv.get("rubrics"):
+                source.warn(
+                    f"{iat}.rubrics", "rubrics are judged by a model: evalrun does not grade them"
+                )
             if inv.get("final_response"):
                 source.warn(
                     f"{iat}.final_response",
@@ -188,9 +227,10 @@ FORMAT = CaseFormat(
     name="adk",
     summary="Google ADK eval sets and test files: each eval case's expected `tool_uses` (`name`, `args`) "
     "across its invocations; `tool_trajectory_avg_score`'s match type (EXACT, IN_ORDER, ANY_ORDER) from "
-    "`test_config.json` becomes `match` (exact, contains, contains_unordered)",
+    "`test_config.json` becomes `match` (exact, contains, contains_unordered); its `ignore_args` "
+    "judges the arguments `any`",
     looks_like='{"eval_set_id", "eval_cases": [...]}, or a list of {"query", "expected_tool_use"}',
-    version="google-adk 1.x EvalSet (and the pre-1.0 test file)",
+    version="google-adk 1.x to 2.13 EvalSet (and the pre-1.0 test file)",
     suffixes=(".json",),
     detect=_detect,
     read=_read,

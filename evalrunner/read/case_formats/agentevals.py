@@ -7,8 +7,9 @@ exports them: `{"id", "inputs", "outputs"}`) whose `reference_trajectory`, `refe
 or `outputs` hold one (the list, or `{"messages": [...]}`). agentevals' `trajectory_match_mode`
 (on the example, or in its `metadata`) becomes `match`: `strict` -> `exact`, `unordered` ->
 `unordered`, `superset` -> `contains_unordered` (messages as OpenAI writes them, `role`, or as
-LangChain serializes them, `type: "ai"`); `subset` (the run's calls all among the
-reference's, some may be missing) has no match mode and is read as `unordered`, with a warning.
+LangChain serializes them: `type: "ai"`, `messages_to_dict`'s `data`, `dumpd`'s `kwargs`);
+`subset` (the run's calls all among the reference's, some may be missing) has no match mode and
+is read as `unordered`, with a warning.
 `tool_args_match_mode: "ignore"` judges every argument the reference names as `any`.
 """
 
@@ -27,15 +28,20 @@ ROLES = {"ai": "assistant", "human": "user", "AIMessage": "assistant", "HumanMes
 
 
 def _message(m: Any) -> dict[str, Any] | None:
-    """A message as OpenAI writes it (`role`), or as LangChain serializes one (`type`, and its
-    fields in `data` or at the top)."""
+    """A message as OpenAI writes it (`role`), or as LangChain serializes one: `model_dump()`
+    (`type` and the fields at the top), `messages_to_dict()` (the fields in `data`) or `dumpd()`
+    (`{"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs": {...}}`)."""
     if not isinstance(m, dict):
         return None
     if "role" in m:
         return m
     kind = m.get("type")
+    body = m["data"] if isinstance(m.get("data"), dict) else m
+    if m.get("lc") == 1 and kind == "constructor" and isinstance(m.get("kwargs"), dict):
+        path = m.get("id")
+        body = m["kwargs"]
+        kind = body.get("type", path[-1] if isinstance(path, list) and path else None)
     if isinstance(kind, str) and kind in (*ROLES, "tool", "system", "ToolMessage", "SystemMessage"):
-        body = m["data"] if isinstance(m.get("data"), dict) else m
         return {**body, "role": ROLES.get(kind, kind.lower().removesuffix("message"))}
     return None
 

@@ -5,9 +5,12 @@ A record is `{"id", "ground_truth": [{FUNCTION: {PARAM: [acceptable values]}}]}`
 parameter's list of acceptable values becomes the step's `judge` `one_of`, the first value the
 step's own; `""` in the list is BFCL's "may be omitted": the step leaves the parameter out, so
 leaving it out passes and any listed value passes too. A parameter whose only value is `""` is
-left out. The parallel categories (an id with `parallel`) are graded `unordered`, the others
-`exact`. Multi-turn ground truth (per turn, the calls as Python source) is read, never run (each
-argument through `ast.literal_eval`), into one sequence matched `contains`, with a warning.
+left out. Inside an object parameter (a dict's own possible answers) the first value is
+expected, and alternatives or a `""` beside a value there are named in a warning (a judge path
+there would need the tool to declare the object's properties). The parallel categories (an id
+with `parallel`) are graded `unordered`, the others `exact`. Multi-turn ground truth (per turn,
+the calls as Python source) is read, never run (each argument through `ast.literal_eval`), into
+one sequence matched `contains`, with a warning.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from ...jsonvalue import dumps
 from .format import CaseFormat, Native, Source, records
 
 OMIT = ""
@@ -48,6 +52,12 @@ def _plain(value: Any, source: Source, at: str) -> Any:
                 source.warn(
                     f"{at}.{k}",
                     f"alternatives inside an object ({listed!r}); the first is expected",
+                )
+            if present and isinstance(value[k], list) and OMIT in value[k]:
+                source.warn(
+                    f"{at}.{k}",
+                    'may be omitted ("" among its possible answers) inside an object; evalrun '
+                    f"expects {dumps(first).decode()} there",
                 )
             if present:
                 out[k] = first

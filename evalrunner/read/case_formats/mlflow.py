@@ -1,7 +1,10 @@
 """MLflow evaluation dataset records: `{"inputs", "expectations": {"expected_tool_calls"}}`.
 
-Each expected call is `{"name", "arguments"}` (MLflow's `FunctionCall`); the other expectations
-(`expected_response`, `expected_facts`, `guidelines`) are judged by models, and named in a warning.
+Each expected call is `{"name", "arguments"}` (MLflow's `FunctionCall`). A call without
+`arguments` is judged by its name only (`"judge": {"": "any"}`), as MLflow's `ToolCallCorrectness`
+documents (`{"name": "search"}`: "only check tool name"; MLflow then compares every call's name
+only, evalrun that call's alone). The other expectations (`expected_response`, `expected_facts`,
+`guidelines`) are judged by models, and named in a warning.
 """
 
 from __future__ import annotations
@@ -36,10 +39,11 @@ def _read(source: Source) -> list[Native]:
             fn: dict[str, Any] = (
                 call["function"] if isinstance(call.get("function"), dict) else call
             )
-            s = step(
-                source, f"{at}.{KEY}[{j}]", fn.get("name"), fn.get("arguments", fn.get("args"))
-            )
+            args = fn.get("arguments", fn.get("args"))
+            s = step(source, f"{at}.{KEY}[{j}]", fn.get("name"), args)
             if s is not None:
+                if args is None:  # MLflow checks the name only: so does the case
+                    s["judge"] = {"": "any"}
                 steps.append(s)
         for key in sorted(exp):
             if key != KEY:
@@ -63,7 +67,7 @@ def _read(source: Source) -> list[Native]:
 FORMAT = CaseFormat(
     name="mlflow",
     summary="MLflow evaluation dataset records: `expectations.expected_tool_calls` (`name`, "
-    "`arguments`), in order",
+    "`arguments`), in order; a call without `arguments` judged by its name",
     looks_like='records with "expectations": {"expected_tool_calls": [...]}',
     version="mlflow 3.x (mlflow.genai)",
     suffixes=(".json", ".jsonl"),

@@ -5,11 +5,16 @@ the case: those tools, in any order (`unordered`), their arguments not judged (p
 compares names). `is-valid-openai-tools-call` checks a call against the tool schema, which
 evalrun's lint and grading already do; it is noted, not a case of its own. Every other assertion
 (`javascript`, `python`, `llm-rubric`, model-graded ones, `contains`, …) is listed in a warning,
-never dropped silently; a test with no tool-call assertion is left out, with a warning.
+never dropped silently; a test with no tool-call assertion is left out, with a warning, and so are
+a `defaultTest` kept in another file and `scenarios` (each named in a warning). A test's
+id is its `description`; promptfoo does not ask descriptions to be unique, so one that several
+tests of a file share is followed by a digest of the test's content (`weather-3f2a…`), and a test
+without one gets an id made from its content alone: the same on every read.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from ._steps import text_of
@@ -61,7 +66,18 @@ def _read(source: Source) -> list[Native]:
     shared: list[Any] = []
     if isinstance(default, dict) and isinstance(default.get("assert"), list):
         shared = default["assert"]
+    elif isinstance(default, str):
+        source.warn(
+            "defaultTest",
+            f"the default test in {default!r} is in another file: its assertions are not read",
+        )
+    if isinstance(source.data, dict) and source.data.get("scenarios"):
+        source.warn(
+            "scenarios",
+            "scenarios (tests crossed with configurations) are not read: write them as tests",
+        )
     out: list[Native] = []
+    labels = Counter(t.get("description") for t in tests if isinstance(t, dict))
     for i, test in enumerate(tests):
         at = f"tests[{i}]"
         if not isinstance(test, dict):
@@ -99,14 +115,13 @@ def _read(source: Source) -> list[Native]:
             )
             continue
         desc = test.get("description")
-        case_id = (
-            stable_id(
-                source.file.name.split(".")[0],
-                {k: test[k] for k in sorted(test) if k != "description"},
-            )
-            if not (isinstance(desc, str) and desc)
-            else desc
-        )
+        content = {k: test[k] for k in sorted(test) if k != "description"}
+        if not (isinstance(desc, str) and desc):
+            case_id = stable_id(source.file.name.split(".")[0], content)
+        elif labels[desc] > 1:  # a label several tests share: made unique by the test's content
+            case_id = stable_id(desc, content)
+        else:
+            case_id = desc
         case = {
             "id": case_id,
             "input": text_of(test.get("vars")),

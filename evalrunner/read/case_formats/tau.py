@@ -2,9 +2,11 @@
 
 tau2-bench (`tasks.json`): `evaluation_criteria.actions` (`name`, `arguments`, `compare_args`,
 `requestor`). `reward_basis` with `DB` judges the database afterwards: `grade: "writes"`, the
-writes `unordered` (an extra write changes the database); `ACTION` alone checks each action is
-taken (`contains_unordered`). Arguments outside `compare_args` are judged `any`. A user's action
-(`requestor: "user"`) is the simulated user's, not the agent's: left out, with a warning;
+writes `unordered` (an extra write changes the database); without `DB` (`ACTION`, which checks
+each action is taken, or telecom's `ENV_ASSERTION`) the agent's actions must each be taken,
+other calls allowed (`contains_unordered`; a basis with neither `ACTION` nor `DB` is warned
+about). Arguments outside `compare_args` are judged `any`. A user's action (`requestor:
+"user"`) is the simulated user's, not the agent's: left out, with a warning;
 `communicate_info`, `nl_assertions` and `env_assertions` are named in warnings.
 tau-bench (tasks exported as JSON, `{"user_id", "instruction", "actions": [{"name", "kwargs"}],
 "outputs"}`): graded on writes, `unordered`; its ids are the task indexes, as its results name
@@ -110,10 +112,12 @@ def _task2(source: Source, i: int, rec: dict[str, Any]) -> dict[str, Any]:
     if not writes and "ACTION" not in basis:
         source.warn(
             f"{at}.reward_basis",
-            f"{basis!r}: tau2 judges neither the actions nor the database here; the actions are "
-            "read as the accepted sequence all the same",
+            f"{basis!r}: tau2 judges neither the actions nor the database here; the agent's "
+            "actions are read as calls the run must make, other calls allowed",
         )
-    match = "contains_unordered" if "ACTION" in basis and not writes else "unordered"
+    # Only the database check makes an extra call matter (it changes the database): without it,
+    # tau2 never counts a call the task does not list.
+    match = "unordered" if writes else "contains_unordered"
     scenario = rec.get("user_scenario")
     instructions = scenario.get("instructions") if isinstance(scenario, dict) else None
     case: dict[str, Any] = {

@@ -48,6 +48,9 @@ class _Span:
     message: str | None = None
     events: tuple[tuple[str, dict[str, Any]], ...] = ()
     """The span's GenAI events (`gen_ai.*`), as (name, attributes)."""
+    resource: dict[str, Any] | None = None
+    """Its resource's attributes (`service.name`, `service.version`), where `--group-by` looks
+    after the span's own."""
 
 
 @dataclass(slots=True, eq=False)
@@ -73,6 +76,10 @@ class _Trace(Trace):
     renames: dict[str, str] = field(default_factory=dict)
     """Tool names read as others (`SpanRead.renames`)."""
     conflict: str | None = None
+    group: tuple[tuple[bool, int, int], Any] | None = None
+    """`--group-by`: the value of its span attribute on the earliest span that has it, with that
+    span's place ((no start time, start time, arrival)): spans may disagree (a model per step),
+    and the run is scored as it is without --group-by."""
     genai: bool = False
     models: bool = False
     """A model (LLM or chat) span is in the trace."""
@@ -106,16 +113,20 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
         self.run_keys = run_keys
         self.conventions = conventions
         self.group_key = group_key
-        """`--group-by`: a span attribute, kept from any span of the trace."""
-        self._keys = (*case_keys, *run_keys, WORLD_ATTR, *((group_key,) if group_key else ()))
+        """`--group-by`: a span attribute, kept from the earliest span of the trace that has it."""
         self._markers = tuple((c.marker, c.model_kinds) for c in conventions if c.marker)
         """(attribute, its model values) that make a span one of a convention read."""
         json_ids = tuple(p for c in conventions for p in c.json_ids)
-        self._lookups = tuple(
-            (key, _prefixes(key), bool(json_ids) and key.startswith(json_ids)) for key in self._keys
-        )
-        """Each key looked for on every span, split once (`_prefixes`), and whether its value is
-        JSON text (`SpanConvention.json_ids`)."""
+
+        def lookup(key: str) -> _Lookup:
+            return key, _prefixes(key), bool(json_ids) and key.startswith(json_ids)
+
+        self._lookups = tuple(map(lookup, (*case_keys, *run_keys, WORLD_ATTR)))
+        """Each id key looked for on every span, split once (`_prefixes`), and whether its value
+        is JSON text (`SpanConvention.json_ids`): spans that disagree on one make the run
+        unscoreable."""
+        self._group_lookup = lookup(group_key) if group_key else None
+        """The --group-by key, looked for the same way; spans may disagree on it (not an id)."""
 
     def spans(self, record: Any) -> list[_Span] | str:
         return _otel_spans(record)
@@ -140,19 +151,23 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
                 trace.unknown.append(span.name or "(unnamed)")
             if _mentions_tools(span.name, attrs):
                 trace.tools_named += 1
-        for key, prefixes, json_text in self._lookups:
-            value = attrs.get(key)
-            if value is None:
-                for name, rest in prefixes:
-                    if name in attrs:
-                        value = walk(attrs[name], rest)
-                        break
-            if json_text and type(value) is str:
-                value = _json_text(value)
+        for lookup in self._lookups:
+            value = _looked_up(attrs, lookup)
             if value is not None:
+                key = lookup[0]
                 seen = trace.ids.setdefault(key, value)
                 if seen != value and trace.conflict is None:
                     trace.conflict = f"its spans disagree on {key} ({seen!r}, {value!r})"
+        if self._group_lookup is not None:
+            value = _looked_up(attrs, self._group_lookup)
+            if value is None and span.resource:
+                value = _looked_up(span.resource, self._group_lookup)
+            # Spans disagree on a model or a step's kind (a router's two models, CHAIN and LLM):
+            # a group is a label, not an id, so the earliest span's value names the run (the
+            # outermost, which starts first), whatever order the spans were written in.
+            place = (span.start is None, span.start or 0, trace.spans)
+            if value is not None and (trace.group is None or place < trace.group[0]):
+                trace.group = (place, value)
         held = 0
         view = Span(span.name, attrs, span.error, span.message, span.events)
         unrecorded: str | None = None
@@ -228,7 +243,7 @@ class OtelGrouper(TraceGrouper[_Span, _Trace]):
             "meta": {"trace_id": trace.trace_id},
         }
         key = self.group_key
-        logged = {key: trace.ids[key]} if key is not None and key in trace.ids else None
+        logged = {key: trace.group[1]} if key is not None and trace.group is not None else None
         return LoggedRecord(native, trace.source, logged)
 
 
@@ -431,6 +446,25 @@ def _carry_errors(requested: list[dict[str, Any]], executed: list[dict[str, Any]
                 call["result"] = ran[n]["result"]
 
 
+_Lookup = tuple[str, tuple[tuple[str, tuple[str, ...]], ...], bool]
+"""A key looked for on every span: the key, `_prefixes(key)`, and whether its value is JSON
+text."""
+
+
+def _looked_up(attrs: dict[str, Any], lookup: _Lookup) -> Any:
+    """A span's value at a looked-for key (`OtelGrouper._lookups`); None when it has none."""
+    key, prefixes, json_text = lookup
+    value = attrs.get(key)
+    if value is None:
+        for name, rest in prefixes:
+            if name in attrs:
+                value = walk(attrs[name], rest)
+                break
+    if json_text and type(value) is str:
+        value = _json_text(value)
+    return value
+
+
 def _prefixes(key: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Where a dotted key's value may be, after the attribute of that very name: the attribute
     names it starts with, longest first, each with the path left into its value (a JSON string is
@@ -486,6 +520,7 @@ def _otel_spans(record: Any) -> list[_Span] | str:
         scopes = rs.get("scopeSpans") if type(rs) is dict else None
         if type(scopes) is not list:
             return "a resourceSpans entry has no scopeSpans list"
+        resource = _resource(rs)
         for ss in scopes:
             raw = ss.get("spans") if type(ss) is dict else None
             if type(raw) is not list:
@@ -493,15 +528,25 @@ def _otel_spans(record: Any) -> list[_Span] | str:
             for span in raw:
                 if type(span) is not dict:
                     return "a span is not an object"
-                spans.append(_otlp_span(span))
+                spans.append(_otlp_span(span, resource))
     return spans
+
+
+def _resource(holder: dict[str, Any]) -> dict[str, Any] | None:
+    """The attributes of a batch's or a flat span's `resource` (OTLP's key/value list, or the
+    Python SDK's object); None when it has none."""
+    resource = holder.get("resource")
+    raw = resource.get("attributes") if type(resource) is dict else None
+    if type(raw) is dict:
+        return raw
+    return _otlp_attributes(raw) if type(raw) is list else None
 
 
 # OTLP span flags: the parent's is-remote bit is known (0x100), and it is set (0x200).
 _PARENT_REMOTE = 0x300
 
 
-def _otlp_span(span: dict[str, Any]) -> _Span:
+def _otlp_span(span: dict[str, Any], resource: dict[str, Any] | None = None) -> _Span:
     parent = span.get("parentSpanId")
     flags = span.get("flags")
     remote = type(flags) is int and flags & _PARENT_REMOTE == _PARENT_REMOTE
@@ -517,6 +562,7 @@ def _otlp_span(span: dict[str, Any]) -> _Span:
         name=_text(span.get("name")),
         message=_message(status),
         events=_events(span.get("events")),
+        resource=resource,
     )
 
 
@@ -543,6 +589,7 @@ def _flat_span(span: dict[str, Any]) -> _Span:
         name=_text(span.get("name")),
         message=_message(status),
         events=_events(span.get("events")),
+        resource=_resource(span),
     )
 
 
