@@ -13,6 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from evalrunner.cli import app
+from evalrunner.summary import Summary
+from evalrunner.summary.view import SummaryView
 from evalrunner.write import wording
 from tests.conftest import one_line
 
@@ -443,12 +445,12 @@ def test_few_rules_make_the_headline_a_lower_bound_that_names_suggest(tmp_path):
 
 
 def test_with_rules_on_most_calls_the_headline_states_a_fact():
-    summary = {
-        "runs": 10,
-        "reported": {"failed_runs": 4},
-        "verdicts": {"false_failure": 2, "false_pass": 0, "fail": 2},
-        "coverage": {"call_share_with_norms": 0.5, "absorbable_calls": 9},
-    }
+    counts = Summary().to_json()
+    counts["runs"] = 10
+    counts["reported"]["failed_runs"] = 4
+    counts["verdicts"].update(false_failure=2, false_pass=0, fail=2)
+    counts["coverage"].update(call_share_with_norms=0.5, absorbable_calls=9)
+    summary = SummaryView.from_json(counts)
     assert wording.headline(summary) == (
         "Of 4 runs exact-match failed, 2 were correct (false failures); of 6 it passed, 0 were "
         "wrong (false passes). 2 runs failed both checks."

@@ -102,6 +102,32 @@ def test_groups_are_suites(tmp_path):
         assert props["group_by"] == "meta.model"
 
 
+def test_a_group_past_the_bound_is_a_suite_without_figures(tmp_path):
+    """Its runs are summed in the summary's "(other)": the suite of the group they name has
+    no summary of its own, so its figures are empty and its counts 0."""
+    record = json.loads((DATA / "traces" / "a.jsonl").read_text().splitlines()[0])
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(
+        "".join(
+            json.dumps({**record, "run_id": f"r{i}", "meta": {"g": f"g{i:04}"}}) + "\n"
+            for i in range(1002)
+        )
+    )
+    xml = score("-f", "junit", "--group-by", "g", traces=traces)
+    SCHEMA.validate(xml)
+    suites = {s.get("name"): s for s in ET.fromstring(xml).findall("testsuite")}
+    assert "g=(other)" in suites and "g=g0999" in suites
+
+    def props(name: str) -> dict[str, str | None]:
+        return {p.get("name"): p.get("value") for p in suites[name].iter("property")}
+
+    past = props("g=g1001")
+    assert suites["g=g1001"].get("tests") == "1"
+    assert past["runs"] == past["true.run_failure_rate"] == ""
+    assert past["verdicts.pass"] == past["false_failures.encoding"] == "0"
+    assert props("g=(other)")["runs"] == "2" and props("g=g0999")["runs"] == "1"
+
+
 def test_what_xml_cannot_hold_is_replaced_and_markup_escaped(tmp_path):
     record = json.loads((DATA / "traces" / "a.jsonl").read_text().splitlines()[2])
     record["run_id"] = 'r<&>"\x01\x1b'

@@ -76,3 +76,17 @@ def test_every_writer_is_one_protocols():
     assert Writer in ReportWriter.__mro__
     writer: Writer = MarkdownWriter(Output(io.BytesIO()))  # mypy checks the rest
     assert writer.encoder is not None
+
+
+def test_a_report_writer_is_given_the_same_view_live_and_saved(tmp_path):
+    """`finish` takes the summary's view, from a live scoring and from a saved file alike."""
+
+    class Seen(MarkdownWriter):
+        def finish(self, summary: SummaryView) -> None:
+            self.seen = summary
+
+    live = Seen(Output(io.BytesIO()))
+    run_scoring(CONFIG, [ROOT / "traces"], writer=live, group_by="meta.model")
+    saved = Seen(Output(io.BytesIO()))
+    render_saved(_saved(tmp_path, JsonlWriter, ".jsonl", "meta.model"), saved)
+    assert isinstance(live.seen, SummaryView) and saved.seen == live.seen

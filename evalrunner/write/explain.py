@@ -143,13 +143,3 @@ def _side(p: dict[str, Any], key: str) -> str:
 
 def _value(value: Any) -> str:
     return short_json(value, VALUE_CHARS)
-
-
-def falsely_failed(tool: dict[str, Any]) -> int:
-    """A `by_tool` entry's calls that failed exact-match and not the true check. A results file
-    written before `falsely_failed_calls` was a key gives the most calls one shape explains (a
-    call may show several shapes, so their sum would count some twice)."""
-    found = tool.get("falsely_failed_calls")
-    if isinstance(found, int):
-        return found
-    return max((tool.get("false_failures") or {}).values(), default=0)

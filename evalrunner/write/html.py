@@ -26,11 +26,11 @@ from typing import Any
 
 from .._version import __version__
 from ..jsonvalue import kept
-from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
-from ..summary.trials import shown_ks
+from ..shapes import SHAPES
+from ..summary.view import SummaryView
 from ..words import plural, reported_legend
 from . import Output, WriterFormat, wording
-from .explain import explain, falsely_failed
+from .explain import explain
 from .page import (
     COLORS,
     Bar,
@@ -141,17 +141,10 @@ class HtmlWriter(ReportWriter):
             elif -key > heap[0][0]:
                 heapq.heapreplace(heap, (-key, self.order, data))
 
-    def finish(self, summary: dict[str, Any]) -> None:
+    def finish(self, summary: SummaryView) -> None:
         runs, sample = self.chosen()
         self.output.stream.write(
-            render_page(
-                summary,
-                runs,
-                sample,
-                sources=self.output.sources,
-                errors=self.errors,
-                warnings=self.warnings,
-            )
+            render_page(summary, runs, sample, sources=self.output.sources, errors=self.errors)
         )
 
     def chosen(self) -> tuple[list[bytes], Sample]:
@@ -201,23 +194,23 @@ WRITER = WriterFormat(
 
 
 def render_page(
-    summary: dict[str, Any],
+    s: SummaryView,
     runs: Sequence[bytes],
     sample: Sample,
     *,
     sources: Sequence[str] = (),
     errors: Sequence[dict[str, Any]] = (),
-    warnings: Sequence[str] = (),
 ) -> bytes:
-    """The whole page: the summary (SPEC's summary JSON) drawn, and the runs (page entries,
-    already JSON safe to embed) listed."""
-    s = summary
+    """The whole page: the summary's view drawn (its warnings first), and the runs (page
+    entries, already JSON safe to embed) listed. A number carries its summary-JSON path
+    (`page.num`): the view's fields are the JSON's keys."""
+    false_failures, false_passes = wording.shape_sections(s)
     body = [
         _header(s, sources),
-        _warnings(warnings),
+        _warnings(s.warnings),
         _headline(s),
-        _shapes(s, "false_failure"),
-        _shapes(s, "false_pass"),
+        _shapes(s, false_failures),
+        _shapes(s, false_passes),
         _groups(s),
         _trials(s),
         _tools(s),
@@ -231,40 +224,33 @@ def render_page(
     return document("evalrun report", "\n".join(b for b in body if b), script=script).encode()
 
 
-def _get(s: dict[str, Any], *path: str) -> Any:
-    value: Any = s
-    for key in path:
-        value = value.get(key) if isinstance(value, dict) else None
-    return value
-
-
-def _graded_of(s: dict[str, Any]) -> str:
-    """`calls`, or `graded calls of N` when `extra` calls were left out (`words.graded_calls`)."""
-    calls, made = s.get("calls"), s.get("all_calls")
-    if not isinstance(made, int) or made == calls:
+def _graded_of(s: SummaryView) -> str:
+    """`calls`, or `graded calls of N` when `extra` calls were left out (`words.graded_calls`,
+    its count apart: the page marks it as a number)."""
+    calls, made = s.calls, s.all_calls
+    if made is None or made == calls:
         return plural(calls, "call")
     return f"graded {plural(calls, 'call')} of {made:,}"
 
 
-def _header(s: dict[str, Any], sources: Sequence[str]) -> str:
+def _header(s: SummaryView, sources: Sequence[str]) -> str:
     parts = [
-        f"{num(('runs',), n(s.get('runs')))} runs",
-        f"{num(('calls',), n(s.get('calls')))} {_graded_of(s)}",
-        f"{num(('unscoreable',), n(s.get('unscoreable')))} "
-        f"{plural(s.get('unscoreable'), 'unscoreable line')}",
+        f"{num(('runs',), n(s.runs))} runs",
+        f"{num(('calls',), n(s.calls))} {_graded_of(s)}",
+        f"{num(('unscoreable',), n(s.unscoreable))} {plural(s.unscoreable, 'unscoreable line')}",
     ]
     if sources:
         parts.append("from " + ", ".join(f"<code>{esc(x)}</code>" for x in sources))
-    if s.get("group_by"):
-        parts.append(f"grouped by <code>{esc(s['group_by'])}</code>")
+    if s.group_by:
+        parts.append(f"grouped by <code>{esc(s.group_by)}</code>")
     nav = " · ".join(
         f'<a href="#{anchor}">{label}</a>'
         for anchor, label in (
             ("headline", "reported vs true"),
             ("false_failures", "false failures"),
             ("false_passes", "false passes"),
-            *((("groups", "groups"),) if s.get("group_by") else ()),
-            *((("trials", "trials"),) if s.get("trials") else ()),
+            *((("groups", "groups"),) if s.group_by else ()),
+            *((("trials", "trials"),) if s.trials is not None else ()),
             ("tools", "per tool"),
             ("suspects", "suspects"),
             ("coverage", "coverage"),
@@ -278,16 +264,14 @@ def _header(s: dict[str, Any], sources: Sequence[str]) -> str:
     )
 
 
-def _headline(s: dict[str, Any]) -> str:
-    runs = s.get("runs") or 0
-    rep, tru = s.get("reported") or {}, s.get("true") or {}
-    v = s.get("verdicts") or {}
+def _headline(s: SummaryView) -> str:
+    rep, tru, v = s.reported, s.true, s.verdicts
     cards = "".join(
         f'<div class="card {cls}"><span class="muted">{label}</span>'
-        f"<span class=big>{num((cls, 'run_failure_rate'), pct(c.get('run_failure_rate')))}</span>"
-        f"{num((cls, 'failed_runs'), n(c.get('failed_runs')))} of {n(runs)} runs failed · "
-        f"calls {num((cls, 'call_failure_rate'), pct(c.get('call_failure_rate')))} "
-        f"({num((cls, 'failed_calls'), n(c.get('failed_calls')))})</div>"
+        f"<span class=big>{num((cls, 'run_failure_rate'), pct(c.run_failure_rate))}</span>"
+        f"{num((cls, 'failed_runs'), n(c.failed_runs))} of {n(s.runs)} runs failed · "
+        f"calls {num((cls, 'call_failure_rate'), pct(c.call_failure_rate))} "
+        f"({num((cls, 'failed_calls'), n(c.failed_calls))})</div>"
         for cls, label, c in (
             ("reported", "reported (exact-match) run failure rate", rep),
             ("true", "true run failure rate", tru),
@@ -297,16 +281,11 @@ def _headline(s: dict[str, Any]) -> str:
         [
             Bar(
                 "reported (exact-match)",
-                rep.get("run_failure_rate") or 0,
-                pct(rep.get("run_failure_rate")),
+                rep.run_failure_rate,
+                pct(rep.run_failure_rate),
                 COLORS["reported"],
             ),
-            Bar(
-                "true",
-                tru.get("run_failure_rate") or 0,
-                pct(tru.get("run_failure_rate")),
-                COLORS["true"],
-            ),
+            Bar("true", tru.run_failure_rate, pct(tru.run_failure_rate), COLORS["true"]),
         ],
         title="run failure rate: reported vs true",
     )
@@ -327,22 +306,14 @@ def _headline(s: dict[str, Any]) -> str:
     then = f"<p class=warn><b>{esc(suggest)}</b></p>" if suggest is not None else ""
     return (
         f"<section id=headline><h2>Reported vs true</h2><div class=cards>{cards}</div>{chart}"
-        f"<p class=muted>{esc(reported_legend(s.get('reported_reading')))}</p>"
+        f"<p class=muted>{esc(reported_legend(s.reported_reading))}</p>"
         f"<h3>Runs by verdict</h3>{verdicts}<p>{esc(words)}</p>{then}</section>"
     )
 
 
-def _shapes(s: dict[str, Any], kind: str) -> str:
-    if kind == "false_failure":
-        names, key, title = FALSE_FAILURE_SHAPES, "false_failures", "False failures"
-        whole, of = _get(s, "reported", "failed_runs") or 0, "of reported failures"
-    else:
-        names, key, title = FALSE_PASS_SHAPES, "false_passes", "False passes"
-        whole = (s.get("runs") or 0) - (_get(s, "reported", "failed_runs") or 0)
-        of = "of reported passes"
-    counts = s.get(key) or {}
-    total = sum(counts.get(x, 0) for x in names)
-    color = COLORS[kind]
+def _shapes(s: SummaryView, section: wording.ShapeSection) -> str:
+    counts, whole, key = section.counts, section.whole, section.key
+    color = COLORS[section.verdict]
     chart = bars(
         [
             Bar(
@@ -351,17 +322,16 @@ def _shapes(s: dict[str, Any], kind: str) -> str:
                 f"{n(counts.get(x, 0))} ({share(counts.get(x, 0), whole)})",
                 color,
             )
-            for x in names
+            for x in section.shapes
         ],
-        title=f"{title.lower()} by shape",
+        title=f"{section.title.lower()} by shape",
     )
-    examples = s.get("examples") or {}
     rows = []
-    for x in names:
-        ex = examples.get(x)
+    for x in section.shapes:
+        ex = s.examples.get(x)
         example = (
-            f"<div class=example>e.g. <code>{esc(ex.get('case_id'))}</code>: {esc(ex.get('detail'))}</div>"
-            if isinstance(ex, dict) and counts.get(x)
+            f"<div class=example>e.g. <code>{esc(ex.case_id)}</code>: {esc(ex.detail)}</div>"
+            if ex is not None and counts.get(x)
             else ""
         )
         rows.append(
@@ -372,38 +342,28 @@ def _shapes(s: dict[str, Any], kind: str) -> str:
             ]
         )
     return (
-        f"<section id={key}><h2>{title}: {n(total)} runs ({share(total, whole)} {of})</h2>"
+        f"<section id={key}><h2>{section.title}: {section.heading}</h2>"
         f"{chart}{table(['shape', 'runs', 'meaning'], rows, 'lrl')}</section>"
     )
 
 
-def _groups(s: dict[str, Any]) -> str:
-    groups = s.get("groups")
-    if not isinstance(groups, dict):
+def _groups(s: SummaryView) -> str:
+    if s.groups is None:
         return ""
-    ranked = sorted(groups.items(), key=lambda kv: (-(kv[1].get("runs") or 0), kv[0]))
+    ranked = wording.ranked_groups(s)
     shown = ranked[:MAX_ROWS]
     chart_rows = []
     rows = []
     for name, g in shown:
         k: Key = ("groups", name)
-        chart_rows.append(
-            Pair(
-                name,
-                _get(g, "reported", "run_failure_rate") or 0,
-                _get(g, "true", "run_failure_rate") or 0,
-            )
-        )
-        verdicts = g.get("verdicts") or {}
+        chart_rows.append(Pair(name, g.reported.run_failure_rate, g.true.run_failure_rate))
+        verdicts = g.verdicts
         rows.append(
             [
                 f"<code>{esc(name)}</code>",
-                num((*k, "runs"), n(g.get("runs"))),
-                num(
-                    (*k, "reported", "run_failure_rate"),
-                    pct(_get(g, "reported", "run_failure_rate")),
-                ),
-                num((*k, "true", "run_failure_rate"), pct(_get(g, "true", "run_failure_rate"))),
+                num((*k, "runs"), n(g.runs)),
+                num((*k, "reported", "run_failure_rate"), pct(g.reported.run_failure_rate)),
+                num((*k, "true", "run_failure_rate"), pct(g.true.run_failure_rate)),
                 num((*k, "verdicts", "false_failure"), n(verdicts.get("false_failure"))),
                 num((*k, "verdicts", "false_pass"), n(verdicts.get("false_pass"))),
                 num((*k, "verdicts", "fail"), n(verdicts.get("fail"))),
@@ -415,7 +375,7 @@ def _groups(s: dict[str, Any]) -> str:
         else ""
     )
     return (
-        f"<section id=groups><h2>By {esc(s.get('group_by'))}</h2>"
+        f"<section id=groups><h2>By {esc(s.group_by)}</h2>"
         f"{legend()}{pairs(chart_rows[:20], title='run failure rate per group: reported vs true')}"
         + table(
             [
@@ -433,29 +393,25 @@ def _groups(s: dict[str, Any]) -> str:
     )
 
 
-def _trials(s: dict[str, Any]) -> str:
-    t = s.get("trials")
-    if not isinstance(t, dict):
+def _trials(s: SummaryView) -> str:
+    t = s.trials
+    if t is None:
         return ""
-    ks = t.get("pass_hat_k") or []
     chart_rows = []
     rows = []
-    for i in (k - 1 for k in shown_ks(len(ks))):
-        row = ks[i]
-        k = row.get("k")
-        chart_rows.append(Pair(f"pass^{k}", row.get("reported") or 0, row.get("true") or 0))
+    for i, row in wording.shown_trials(t):
+        chart_rows.append(Pair(f"pass^{row.k}", row.reported, row.true))
         rows.append(
             [
-                f"pass^{esc(k)}",
-                num(("trials", "pass_hat_k", i, "reported"), pct(row.get("reported"))),
-                num(("trials", "pass_hat_k", i, "true"), pct(row.get("true"))),
+                f"pass^{esc(row.k)}",
+                num(("trials", "pass_hat_k", i, "reported"), pct(row.reported)),
+                num(("trials", "pass_hat_k", i, "true"), pct(row.true)),
             ]
         )
-    cases = t.get("cases") or {}
     return (
         "<section id=trials><h2>Repeated trials</h2>"
-        f"<p>{n(len(cases))} cases, {num(('trials', 'min_trials'), n(t.get('min_trials')))} to "
-        f"{num(('trials', 'max_trials'), n(t.get('max_trials')))} runs each. pass^k is the chance "
+        f"<p>{n(t.cases)} cases, {num(('trials', 'min_trials'), n(t.min_trials))} to "
+        f"{num(('trials', 'max_trials'), n(t.max_trials))} runs each. pass^k is the chance "
         "that k runs of a case, drawn at random, all pass, averaged over the cases (k up to the "
         "fewest runs of any case; --format json has every k).</p>"
         f"{legend()}{pairs(chart_rows[:20], title='pass^k: reported vs true', top=1)}"
@@ -463,18 +419,13 @@ def _trials(s: dict[str, Any]) -> str:
     )
 
 
-def _tools(s: dict[str, Any]) -> str:
-    tools = s.get("by_tool") or []
+def _tools(s: SummaryView) -> str:
+    tools = s.by_tool
     if not tools:
         return ""
     rows = []
     for i, t in enumerate(tools[:MAX_ROWS]):
-        ff = t.get("false_failures") or {}
-        mostly = max(
-            FALSE_FAILURE_SHAPES, key=lambda x: (ff.get(x, 0), -FALSE_FAILURE_SHAPES.index(x))
-        )
-        calls = t.get("calls") or 0
-        rep, tru = t.get("reported_failed_calls") or 0, t.get("true_failed_calls") or 0
+        calls, rep, tru = t.calls, t.reported_failed_calls, t.true_failed_calls
         whole = calls or 1
         bar = (
             f'<svg class=mini viewBox="0 0 100 14" width="120" height="14" role="img" '
@@ -487,12 +438,12 @@ def _tools(s: dict[str, Any]) -> str:
         )
         rows.append(
             [
-                f"<code>{esc(t.get('tool'))}</code>",
+                f"<code>{esc(t.tool)}</code>",
                 num(("by_tool", i, "calls"), n(calls)),
                 num(("by_tool", i, "reported_failed_calls"), n(rep)),
                 num(("by_tool", i, "true_failed_calls"), n(tru)),
-                n(falsely_failed(t)),
-                esc(mostly) if sum(ff.values()) else "–",
+                n(t.falsely_failed_calls),
+                esc(wording.mostly(t)) if sum(t.false_failures.values()) else "–",
                 bar,
             ]
         )
@@ -523,8 +474,8 @@ def _tools(s: dict[str, Any]) -> str:
     )
 
 
-def _suspects(s: dict[str, Any]) -> str:
-    found = s.get("normalizer_suspects") or []
+def _suspects(s: SummaryView) -> str:
+    found = s.suspects
     if not found:
         return (
             "<section id=suspects><h2>Normalizer suspects</h2><p class=muted>None: no run matched "
@@ -532,9 +483,9 @@ def _suspects(s: dict[str, Any]) -> str:
         )
     rows = [
         [
-            f"<code>{esc(x.get('tool'))}.{esc(x.get('param'))}</code>",
-            f"<code>{esc(x.get('norm'))}</code>",
-            num(("normalizer_suspects", i, "runs"), n(x.get("runs"))),
+            f"<code>{esc(x.tool)}.{esc(x.param)}</code>",
+            f"<code>{esc(x.norm)}</code>",
+            num(("normalizer_suspects", i, "runs"), n(x.runs)),
         ]
         for i, x in enumerate(found[:MAX_ROWS])
     ]
@@ -545,7 +496,7 @@ def _suspects(s: dict[str, Any]) -> str:
     )
 
 
-def _replies(s: dict[str, Any]) -> str:
+def _replies(s: SummaryView) -> str:
     """The rules the tools' replies put in doubt (`summary.reply_evidence`), beside the suspects."""
     doubts = wording.reply_rows(s)
     confirmed = wording.confirmed_line(s)
@@ -571,10 +522,9 @@ def _replies(s: dict[str, Any]) -> str:
     return f"<section id=replies><h2>{esc(wording.REPLY_TITLE)}</h2>{body}</section>"
 
 
-def _coverage(s: dict[str, Any]) -> str:
-    c = s.get("coverage") or {}
-    e = s.get("effects") or {}
-    tools, with_norms = c.get("tools") or 0, c.get("tools_with_norms") or 0
+def _coverage(s: SummaryView) -> str:
+    c, e = s.coverage, s.effects
+    tools, with_norms = c.tools, c.tools_with_norms
     chart = bars(
         [
             Bar(
@@ -585,8 +535,8 @@ def _coverage(s: dict[str, Any]) -> str:
             ),
             Bar(
                 "calls to them",
-                c.get("call_share_with_norms") or 0,
-                pct(c.get("call_share_with_norms")),
+                c.call_share_with_norms,
+                pct(c.call_share_with_norms),
                 COLORS["true"],
             ),
         ],
@@ -597,11 +547,11 @@ def _coverage(s: dict[str, Any]) -> str:
         "<section id=coverage><h2>Coverage and effects</h2>"
         f"<p>{num(('coverage', 'tools_with_norms'), n(with_norms))} of "
         f"{num(('coverage', 'tools'), n(tools))} tools declare equivalence rules; they carry "
-        f"{num(('coverage', 'call_share_with_norms'), pct(c.get('call_share_with_norms')))} of "
+        f"{num(('coverage', 'call_share_with_norms'), pct(c.call_share_with_norms))} of "
         f"calls.</p>{chart}"
-        f"<p>Effects: {num(('effects', 'checked'), n(e.get('checked')))} assertions checked, "
-        f"{num(('effects', 'failed'), n(e.get('failed')))} failed, "
-        f"{num(('effects', 'unverified'), n(e.get('unverified')))} unverified (no world "
+        f"<p>Effects: {num(('effects', 'checked'), n(e.checked))} assertions checked, "
+        f"{num(('effects', 'failed'), n(e.failed))} failed, "
+        f"{num(('effects', 'unverified'), n(e.unverified))} unverified (no world "
         "recorded).</p></section>"
     )
 
@@ -613,19 +563,15 @@ def _warnings(warnings: Sequence[str]) -> str:
         return ""
     items = "".join(f"<li>{esc(w)}</li>" for w in warnings[:MAX_ERRORS_SHOWN])
     more = len(warnings) - MAX_ERRORS_SHOWN
-    tail = (
-        f"<p class=muted>… and {n(more)} more (--format json lists them all)</p>"
-        if more > 0
-        else ""
-    )
+    tail = f"<p class=muted>{wording.more(more)}</p>" if more > 0 else ""
     return (
         f"<section id=warnings><h2>Warnings: {n(len(warnings))}</h2><ul class=errors>{items}</ul>"
         f"{tail}</section>"
     )
 
 
-def _unscoreable(s: dict[str, Any], errors: Sequence[dict[str, Any]]) -> str:
-    count = s.get("unscoreable") or 0
+def _unscoreable(s: SummaryView, errors: Sequence[dict[str, Any]]) -> str:
+    count = s.unscoreable
     if not count:
         return (
             "<section id=unscoreable><h2>Unscoreable lines</h2><p class=muted>None: every line "
@@ -635,20 +581,16 @@ def _unscoreable(s: dict[str, Any], errors: Sequence[dict[str, Any]]) -> str:
         f"<li>{esc(e.get('source'))}  {esc(e.get('error'))}</li>" for e in errors[:MAX_ERRORS_SHOWN]
     )
     more = count - min(len(errors), MAX_ERRORS_SHOWN)
-    tail = (
-        f"<p class=muted>… and {n(more)} more (--format json lists them all)</p>"
-        if more > 0
-        else ""
-    )
+    tail = f"<p class=muted>{wording.more(more)}</p>" if more > 0 else ""
     return (
         f"<section id=unscoreable><h2>Unscoreable lines: {num(('unscoreable',), n(count))}</h2>"
         f"<p class=muted>Counted, not scored: runs scored + unscoreable = "
-        f"{num(('lines',), n(s.get('lines')))} lines read.</p><ul class=errors>{items}</ul>{tail}"
+        f"{num(('lines',), n(s.lines))} lines read.</p><ul class=errors>{items}</ul>{tail}"
         "</section>"
     )
 
 
-def _runs(s: dict[str, Any], runs: Sequence[bytes], sample: Sample) -> str:
+def _runs(s: SummaryView, runs: Sequence[bytes], sample: Sample) -> str:
     if sample.kept == sample.total:
         note = (
             f"<p>All {n(sample.total)} runs that are not a plain pass are here, with their "
@@ -669,7 +611,7 @@ def _runs(s: dict[str, Any], runs: Sequence[bytes], sample: Sample) -> str:
         )
     group_filter = (
         '<label>group<select id="f-group"><option value="">all</option></select></label>'
-        if s.get("group_by")
+        if s.group_by
         else ""
     )
     data = b"[" + b",".join(runs) + b"]"

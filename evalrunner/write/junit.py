@@ -19,16 +19,14 @@ import re
 import shutil
 import tempfile
 import weakref
-from collections import Counter
 from typing import IO, Any
 from xml.sax.saxutils import escape, quoteattr
 
 from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES
-from ..summary.trials import shown_ks
-from . import Output, WriterFormat
+from ..summary.view import SummaryView
+from . import Output, WriterFormat, wording
 from .explain import explain, headline
 from .report import ReportWriter, RunJson
-from .wording import reply_example
 
 SPOOL_BYTES = 4 * 2**20
 SUITE = "evalrun"
@@ -135,15 +133,15 @@ class JunitWriter(ReportWriter):
                 ).encode(),
             )
 
-    def finish(self, summary: dict[str, Any]) -> None:
+    def finish(self, summary: SummaryView) -> None:
         out = self.output.stream
-        groups = summary.get("groups") if isinstance(summary.get("groups"), dict) else None
-        key = summary.get("group_by")
+        groups = summary.groups
+        key = summary.group_by
         named = sorted(self.suites.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))
         if groups is not None:  # a group with no run in this file still has a suite
-            for name in groups:
-                if name not in self.suites:
-                    named.append((name, _Suite()))
+            for group in groups:
+                if group not in self.suites:
+                    named.append((group, _Suite()))
             named.sort(key=lambda kv: (kv[0] is None, kv[0] or ""))
         elif not named:
             named = [(None, _Suite())]
@@ -161,8 +159,9 @@ class JunitWriter(ReportWriter):
                 title, props = SUITE, _properties(summary)
             else:
                 title = f"{key}={name}"
-                group = (groups or {}).get(name) or {}
-                props = _properties(group, [("group_by", key), ("group", name)])
+                # a run's group past the summary's bound (folded into "(other)") has no summary
+                of = (groups or {}).get(name)
+                props = _properties(of, [("group_by", key), ("group", name)])
             out.write(
                 (
                     f'<testsuite name={attr(title)} tests="{suite.tests}" '
@@ -170,8 +169,8 @@ class JunitWriter(ReportWriter):
                 ).encode()
             )
             suite.copy_to(out)
-            if n == 0 and self.warnings:  # what was read but deserves a word, where CI shows it
-                said = "\n".join(f"warning: {w}" for w in self.warnings)
+            if n == 0 and summary.warnings:  # what was read but deserves a word, where CI shows it
+                said = "\n".join(f"warning: {w}" for w in summary.warnings)
                 out.write(f"<system-err>{text(said)}</system-err>\n".encode())
             out.write(b"</testsuite>\n")
         if self.unscoreable.tests:
@@ -188,46 +187,55 @@ class JunitWriter(ReportWriter):
         out.write(b"</testsuites>\n")
 
 
-def _properties(s: dict[str, Any], extra: list[tuple[str, Any]] | None = None) -> str:
-    """A summary's numbers as `<property>`s: what a CI job can read back or chart."""
-    rep, tru = s.get("reported") or {}, s.get("true") or {}
+_FIGURES = (
+    "runs",
+    "calls",
+    "unscoreable",
+    "reported.run_failure_rate",
+    "true.run_failure_rate",
+    "reported.call_failure_rate",
+    "true.call_failure_rate",
+)
+
+
+def _properties(s: SummaryView | None, extra: list[tuple[str, Any]] | None = None) -> str:
+    """A summary's numbers as `<property>`s: what a CI job can read back or chart. Of no
+    summary (a group past the summary's bound), the figures are empty and the counts 0."""
     props: list[tuple[str, Any]] = list(extra or [])
+    figures = (
+        {
+            "runs": s.runs,
+            "calls": s.calls,
+            "unscoreable": s.unscoreable,
+            "reported.run_failure_rate": s.reported.run_failure_rate,
+            "true.run_failure_rate": s.true.run_failure_rate,
+            "reported.call_failure_rate": s.reported.call_failure_rate,
+            "true.call_failure_rate": s.true.call_failure_rate,
+        }
+        if s is not None
+        else dict.fromkeys(_FIGURES)
+    )
+    props += figures.items()
+    verdicts = s.verdicts if s is not None else {}
     props += [
-        ("runs", s.get("runs")),
-        ("calls", s.get("calls")),
-        ("unscoreable", s.get("unscoreable")),
-        ("reported.run_failure_rate", rep.get("run_failure_rate")),
-        ("true.run_failure_rate", tru.get("run_failure_rate")),
-        ("reported.call_failure_rate", rep.get("call_failure_rate")),
-        ("true.call_failure_rate", tru.get("call_failure_rate")),
+        (f"verdicts.{v}", verdicts.get(v, 0))
+        for v in ("pass", "fail", "false_failure", "false_pass")
     ]
-    verdicts: Counter[str] = Counter(s.get("verdicts") or {})
-    props += [
-        (f"verdicts.{v}", verdicts[v]) for v in ("pass", "fail", "false_failure", "false_pass")
-    ]
-    props += [
-        (f"false_failures.{x}", (s.get("false_failures") or {}).get(x, 0))
-        for x in FALSE_FAILURE_SHAPES
-    ]
-    props += [
-        (f"false_passes.{x}", (s.get("false_passes") or {}).get(x, 0)) for x in FALSE_PASS_SHAPES
-    ]
+    false_failures = s.false_failures if s is not None else {}
+    props += [(f"false_failures.{x}", false_failures.get(x, 0)) for x in FALSE_FAILURE_SHAPES]
+    false_passes = s.false_passes if s is not None else {}
+    props += [(f"false_passes.{x}", false_passes.get(x, 0)) for x in FALSE_PASS_SHAPES]
     # the rules the tools' replies put in doubt, beside the suspects: one property each, and
     # one for its example pair (as the other reports word it)
-    for x in s.get("reply_evidence") or []:
-        name = f"reply_evidence.{x.get('tool')}.{x.get('param')}.{x.get('norm')}"
-        props.append((name, f"{x.get('pairs_differ')} pairs differ, {x.get('pairs_agree')} agree"))
-        example = reply_example(x)
+    for x in s.reply_evidence if s is not None else ():
+        name = f"reply_evidence.{x.tool}.{x.param}.{x.norm}"
+        props.append((name, f"{x.pairs_differ} pairs differ, {x.pairs_agree} agree"))
+        example = wording.reply_example(x)
         if example:
             props.append((f"{name}.example", example))
-    trials = s.get("trials")
-    if isinstance(trials, dict):
-        ks = trials.get("pass_hat_k") or []
-        for row in (ks[k - 1] for k in shown_ks(len(ks))):
-            props += [
-                (f"pass^{row.get('k')}.reported", row.get("reported")),
-                (f"pass^{row.get('k')}.true", row.get("true")),
-            ]
+    if s is not None and s.trials is not None:
+        for _, row in wording.shown_trials(s.trials):
+            props += [(f"pass^{row.k}.reported", row.reported), (f"pass^{row.k}.true", row.true)]
     lines = "".join(
         f"<property name={attr(name)} value={attr('' if value is None else value)}/>\n"
         for name, value in props

@@ -1,9 +1,10 @@
 """`--format markdown`: the true-vs-reported table as GitHub-flavoured Markdown, for a CI job
 summary (`>> $GITHUB_STEP_SUMMARY`) or a pull-request comment.
 
-It says what the table says, from the summary JSON (so a saved results file renders alike):
-rates, shapes with their meanings, effects, suspects, coverage, the tools with the most falsely
-failed calls, groups, repeated trials, and the first unscoreable lines. Every string from the
+It says what the table says, from the summary's view (`SummaryView`, the same of a saved
+results file): rates, shapes with their meanings, effects, suspects, coverage, the tools with
+the most falsely failed calls, groups, repeated trials, and the first unscoreable lines; the
+sentences and the numbers the table writes alike come from `wording`. Every string from the
 inputs is escaped (`md`): a pipe cannot split a cell, a backtick or a bracket cannot start code
 or a link, and `<` cannot open HTML.
 """
@@ -14,12 +15,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES
-from ..summary.trials import shown_ks
+from ..shapes import SHAPES
+from ..summary.view import SummaryView
 from ..terminal import visible
-from ..words import counted, graded_calls, plural, reported_legend
+from ..words import counted, reported_legend
 from . import Output, WriterFormat, wording
-from .explain import falsely_failed
 from .report import ReportWriter, RunJson
 from .wording import n, pct, share
 
@@ -51,103 +51,57 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") 
 
 
 def render(
-    summary: dict[str, Any],
-    *,
-    sources: Sequence[str] = (),
-    errors: Sequence[dict[str, Any]] = (),
-    warnings: Sequence[str] = (),
+    s: SummaryView, *, sources: Sequence[str] = (), errors: Sequence[dict[str, Any]] = ()
 ) -> str:
-    s = summary
-    rep, tru = s.get("reported") or {}, s.get("true") or {}
-    runs = s.get("runs") or 0
-    calls = s.get("calls")
-    made = s.get("all_calls")
-    said = (
-        graded_calls(calls, made if isinstance(made, int) else None)
-        if isinstance(calls, int)
-        else f"{n(calls)} calls"
-    )
-    head = f"### evalrun · {n(runs)} {plural(runs, 'run')} · {said}"
+    """The report of a summary view (its warnings listed), with the earliest unscoreable
+    lines."""
+    head = f"### evalrun · {wording.counts_line(s)}"
     if sources:
         head += " · " + ", ".join(md(x) for x in sources)
-    if s.get("unscoreable"):
-        head += f" · {counted(s['unscoreable'], 'unscoreable line')}"
+    if s.unscoreable:
+        head += f" · {counted(s.unscoreable, 'unscoreable line')}"
     out = [head, ""]
+    rep, tru = s.reported, s.true
     out += _table(
         ["", "reported (exact-match)", "true"],
         [
             [
                 "run failure rate",
-                f"{pct(rep.get('run_failure_rate'))} ({n(rep.get('failed_runs'))})",
-                f"**{pct(tru.get('run_failure_rate'))} ({n(tru.get('failed_runs'))})**",
+                f"{pct(rep.run_failure_rate)} ({n(rep.failed_runs)})",
+                f"**{pct(tru.run_failure_rate)} ({n(tru.failed_runs)})**",
             ],
             [
                 "call failure rate",
-                f"{pct(rep.get('call_failure_rate'))} ({n(rep.get('failed_calls'))})",
-                f"**{pct(tru.get('call_failure_rate'))} ({n(tru.get('failed_calls'))})**",
+                f"{pct(rep.call_failure_rate)} ({n(rep.failed_calls)})",
+                f"**{pct(tru.call_failure_rate)} ({n(tru.failed_calls)})**",
             ],
         ],
     )
-    out += ["", f"<sub>{md(reported_legend(s.get('reported_reading')))}</sub>", ""]
-    reported_failed = rep.get("failed_runs") or 0
+    out += ["", f"<sub>{md(reported_legend(s.reported_reading))}</sub>", ""]
     out += [md(wording.headline(s)), ""]
     suggest = wording.suggest_line(s)
     if suggest is not None:
         out += [f"**{md(suggest)}**", ""]
-    examples = s.get("examples") or {}
-    for title, key, names, whole, of in (
-        (
-            "False failures",
-            "false_failures",
-            FALSE_FAILURE_SHAPES,
-            reported_failed,
-            "of reported failures",
-        ),
-        (
-            "False passes",
-            "false_passes",
-            FALSE_PASS_SHAPES,
-            runs - reported_failed,
-            "of reported passes",
-        ),
-    ):
-        counts = s.get(key) or {}
-        total = sum(counts.get(x, 0) for x in names)
-        out += [f"**{title}**: {n(total)} runs ({share(total, whole)} {of})", ""]
+    for section in wording.shape_sections(s):
+        out += [f"**{section.title}**: {section.heading}", ""]
         rows = []
-        for x in names:
-            if not counts.get(x):
+        for x in section.shapes:
+            count = section.counts.get(x)
+            if not count:
                 continue
-            ex = examples.get(x)
-            example = (
-                f" — e.g. {md(ex.get('case_id'))}: {md(ex.get('detail'))}"
-                if isinstance(ex, dict)
-                else ""
-            )
+            ex = s.examples.get(x)
+            example = f" — e.g. {md(ex.case_id)}: {md(ex.detail)}" if ex is not None else ""
             rows.append(
-                [f"`{x}`", n(counts[x]), share(counts[x], whole), md(SHAPES[x].meaning) + example]
+                [f"`{x}`", n(count), share(count, section.whole), md(SHAPES[x].meaning) + example]
             )
         if rows:
             out += _table(["shape", "runs", "share", "meaning"], rows, "lrrl")
-    e = s.get("effects") or {}
-    out += [
-        f"**Effects**: {n(e.get('checked'))} assertions checked, {n(e.get('failed'))} failed, "
-        f"{n(e.get('unverified'))} unverified (no world recorded)",
-        "",
-    ]
-    suspects = s.get("normalizer_suspects") or []
-    if suspects:
-        out += [
-            "**Normalizer suspects**: calls matched only through these rules while the world "
-            "disagrees; doubt the rule first",
-            "",
-        ]
+    out += [f"**Effects**: {wording.effects_line(s)}", ""]
+    if s.suspects:
+        out += [f"**{wording.SUSPECTS_TITLE}**: {wording.SUSPECTS_INTRO}", ""]
         out += _table(
             ["parameter", "rule", "runs"],
-            [
-                [f"{md(x.get('tool'))}.{md(x.get('param'))}", md(x.get("norm")), n(x.get("runs"))]
-                for x in suspects[:MAX_ROWS]
-            ],
+            [[f"{md(x.tool)}.{md(x.param)}", md(x.norm), n(x.runs)] for x in s.suspects[:MAX_ROWS]],
             "llr",
         )
     doubts = wording.reply_rows(s)
@@ -161,84 +115,70 @@ def render(
     confirmed = wording.confirmed_line(s)
     if confirmed is not None:
         out += [md(confirmed), ""]
-    c = s.get("coverage") or {}
+    c = s.coverage
     out += [
-        f"**Coverage**: {n(c.get('tools_with_norms'))} of {n(c.get('tools'))} tools declare "
-        f"equivalence rules; they carry {pct(c.get('call_share_with_norms'))} of calls",
+        f"**Coverage**: {n(c.tools_with_norms)} of {n(c.tools)} tools declare "
+        f"equivalence rules; they carry {pct(c.call_share_with_norms)} of calls",
         "",
     ]
     out += _top_tools(s)
     out += _groups(s)
     out += _trials(s)
+    warnings = s.warnings
     if warnings:
         out += [f"**Warnings** ({n(len(warnings))}):", ""]
         out += [f"- {md(w)}" for w in warnings[:MAX_ERRORS]]
         if len(warnings) > MAX_ERRORS:
-            out.append(
-                f"- … and {n(len(warnings) - MAX_ERRORS)} more (--format json lists them all)"
-            )
+            out.append(f"- {wording.more(len(warnings) - MAX_ERRORS)}")
         out.append("")
-    if s.get("unscoreable"):
-        out += [f"**Unscoreable lines** ({n(s['unscoreable'])}, counted, not scored):", ""]
+    if s.unscoreable:
+        out += [f"**Unscoreable lines** ({n(s.unscoreable)}, counted, not scored):", ""]
         out += [f"- {md(x.get('source'))} {md(x.get('error'))}" for x in errors[:MAX_ERRORS]]
-        more = (s.get("unscoreable") or 0) - min(len(errors), MAX_ERRORS)
+        more = s.unscoreable - min(len(errors), MAX_ERRORS)
         if more > 0:
-            out.append(f"- … and {n(more)} more (--format json lists them all)")
+            out.append(f"- {wording.more(more)}")
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _top_tools(s: dict[str, Any]) -> list[str]:
-    ranked = sorted(
-        (t for t in s.get("by_tool") or [] if falsely_failed(t)),
-        key=lambda t: (-falsely_failed(t), str(t.get("tool"))),
-    )[:5]
+def _top_tools(s: SummaryView) -> list[str]:
+    ranked = wording.most_falsely_failed(s)
     if not ranked:
         return []
-    rows = []
-    for t in ranked:
-        ff = t["false_failures"]
-        top = max(
-            FALSE_FAILURE_SHAPES, key=lambda k: (ff.get(k, 0), -FALSE_FAILURE_SHAPES.index(k))
-        )
-        rows.append(
-            [
-                md(t.get("tool")),
-                n(t.get("calls")),
-                n(t.get("reported_failed_calls")),
-                n(t.get("true_failed_calls")),
-                n(falsely_failed(t)),
-                f"`{top}`",
-            ]
-        )
+    rows = [
+        [
+            md(t.tool),
+            n(t.calls),
+            n(t.reported_failed_calls),
+            n(t.true_failed_calls),
+            n(t.falsely_failed_calls),
+            f"`{wording.mostly(t)}`",
+        ]
+        for t in ranked
+    ]
     headers = ["tool", "calls", "reported failed", "true failed", "falsely failed", "mostly"]
     table = _table(headers, rows, "lrrrrl")
-    return ["**Tools with the most falsely failed calls**", "", *table]
+    return [f"**{wording.TOP_TOOLS_TITLE}**", "", *table]
 
 
-def _groups(s: dict[str, Any]) -> list[str]:
-    groups = s.get("groups")
-    if not isinstance(groups, dict):
+def _groups(s: SummaryView) -> list[str]:
+    if s.groups is None:
         return []
-    rows = []
-    for name, g in sorted(groups.items(), key=lambda kv: (-(kv[1].get("runs") or 0), kv[0]))[
-        : MAX_ROWS * 5
-    ]:
-        v = g.get("verdicts") or {}
-        rows.append(
-            [
-                md(name),
-                n(g.get("runs")),
-                pct((g.get("reported") or {}).get("run_failure_rate")),
-                f"**{pct((g.get('true') or {}).get('run_failure_rate'))}**",
-                n(v.get("false_failure")),
-                n(v.get("false_pass")),
-            ]
-        )
-    more = len(groups) - len(rows)
+    rows = [
+        [
+            md(name),
+            n(g.runs),
+            pct(g.reported.run_failure_rate),
+            f"**{pct(g.true.run_failure_rate)}**",
+            n(g.verdicts.get("false_failure")),
+            n(g.verdicts.get("false_pass")),
+        ]
+        for name, g in wording.ranked_groups(s)[: MAX_ROWS * 5]
+    ]
+    more = len(s.groups) - len(rows)
     tail = [f"… and {n(more)} more groups (--format json has them all)", ""] if more > 0 else []
     return [
-        f"**By {md(s.get('group_by'))}**",
+        f"**By {md(s.group_by)}**",
         "",
         *_table(
             [
@@ -255,18 +195,17 @@ def _groups(s: dict[str, Any]) -> list[str]:
     ]
 
 
-def _trials(s: dict[str, Any]) -> list[str]:
-    t = s.get("trials")
-    if not isinstance(t, dict):
+def _trials(s: SummaryView) -> list[str]:
+    t = s.trials
+    if t is None:
         return []
-    ks = t.get("pass_hat_k") or []
     rows = [
-        [f"pass^{row.get('k')}", pct(row.get("reported")), f"**{pct(row.get('true'))}**"]
-        for row in (ks[k - 1] for k in shown_ks(len(ks)))
+        [f"pass^{row.k}", pct(row.reported), f"**{pct(row.true)}**"]
+        for _, row in wording.shown_trials(t)
     ]
     return [
-        f"**Repeated trials**: {n(len(t.get('cases') or {}))} cases, {n(t.get('min_trials'))} "
-        f"to {n(t.get('max_trials'))} runs each; pass^k is the chance that k runs of a case all "
+        f"**Repeated trials**: {n(t.cases)} cases, {n(t.min_trials)} "
+        f"to {n(t.max_trials)} runs each; pass^k is the chance that k runs of a case all "
         "pass, averaged over cases",
         "",
         *_table(["k", "reported", "true"], rows),
@@ -285,10 +224,8 @@ class MarkdownWriter(ReportWriter):
     def take(self, rendered: Any) -> None:
         pass
 
-    def finish(self, summary: dict[str, Any]) -> None:
-        text = render(
-            summary, sources=self.output.sources, errors=self.errors, warnings=self.warnings
-        )
+    def finish(self, summary: SummaryView) -> None:
+        text = render(summary, sources=self.output.sources, errors=self.errors)
         self.output.stream.write(text.encode())
 
 

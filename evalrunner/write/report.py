@@ -4,7 +4,8 @@ layout (SPEC "Results JSON"), from a live scoring or from a saved results file a
 A live scoring's results are put into that layout where they were graded (`live_encoder`, in a
 worker process under `--jobs`), then rendered there by the writer's `render_runs`; a saved results
 document (`evalrun score --format json` or `jsonl`, read by `read_saved`) is already in it, and
-goes through the same `render_runs`. Both reach the same `write` and `finish`, so
+goes through the same `render_runs`. Both reach the same `write`, then `finish` with the same
+summary view (`summary.view.SummaryView`, what every score renderer reads), so
 `evalrun report results.json --format html` and `evalrun score --format html` render one page.
 """
 
@@ -26,6 +27,7 @@ from ..grade.grader import RunResult
 from ..jsonvalue import loads
 from ..model import InputError, TraceError
 from ..summary import Summary
+from ..summary.view import SummaryView
 from . import Encoder, Item, Output, Writer
 from .results import error_to_json, run_to_json
 
@@ -60,7 +62,7 @@ class ReportWriter(Writer):
     it the file's batches through `write_saved` and ends with `finish` where a live scoring
     ends with `close`). A format subclasses it with its `render_runs` (run where the batch was
     graded), `take` (keeps what it rendered, in input order) and `finish` (writes the report,
-    given the summary's JSON)."""
+    given the summary's view)."""
 
     def __init__(
         self, output: Output, render: RenderRuns, verdicts: frozenset[str] | None = None
@@ -71,10 +73,8 @@ class ReportWriter(Writer):
         """The verdicts of the runs it renders; None for every run."""
         self._encoder = partial(live_encoder, render, verdicts)
         self.errors: list[dict[str, Any]] = []
-        """The earliest unscoreable lines, as the results JSON lists them."""
-        self.warnings: list[str] = []
-        """What was read but deserves a word (files in a traces folder not read, unknown tools
-        in case steps): the results JSON's `warnings`, shown by every report."""
+        """The earliest unscoreable lines, as the results JSON lists them (beside its summary,
+        so not in the summary's view)."""
 
     @property
     def encoder(self) -> Encoder:
@@ -94,8 +94,7 @@ class ReportWriter(Writer):
         self.write((self.render(wanted), errors))
 
     def close(self, summary: Summary) -> None:
-        self.warnings = list(summary.warnings)
-        self.finish(summary.to_json())
+        self.finish(SummaryView.of(summary))
 
     # --------------------------------------------------------------------- for each format
 
@@ -103,8 +102,9 @@ class ReportWriter(Writer):
         """Keep one batch, as `render_runs` rendered it."""
         raise NotImplementedError
 
-    def finish(self, summary: dict[str, Any]) -> None:
-        """Write the report: `summary` is SPEC's summary object (`Summary.to_json()`)."""
+    def finish(self, summary: SummaryView) -> None:
+        """Write the report of `summary`, a live scoring's view or a saved file's (with the
+        warnings to show: files in a traces folder not read, unknown tools in case steps)."""
         raise NotImplementedError
 
 
@@ -119,8 +119,7 @@ def render_saved(path: Path, writer: ReportWriter) -> dict[str, Any]:
     warnings: list[str] = []
     for runs, errors in _batches(path, summary, warnings):
         writer.write_saved(runs, errors)
-    writer.warnings = warnings
-    writer.finish(summary)
+    writer.finish(SummaryView.from_json(summary, warnings=warnings))
     return summary
 
 

@@ -23,12 +23,11 @@ from rich.text import Text
 from ..grade.grader import RunResult
 from ..jsonvalue import MISSING, short_json
 from ..model import PREDICATES, TraceError
-from ..shapes import FALSE_FAILURE_SHAPES, FALSE_PASS_SHAPES, SHAPES, UNJUDGED
+from ..shapes import SHAPES, UNJUDGED
 from ..summary import Summary
-from ..summary.trials import shown_ks
 from ..summary.view import Example, SummaryView
 from ..terminal import SafeConsole, visible
-from ..words import counted, graded_calls, reported_legend
+from ..words import counted, reported_legend
 from . import Output, WriterFormat, wording
 from .wording import n, pct, share
 
@@ -120,33 +119,29 @@ class _TextOut:
 def render_summary(summary: Summary, sources: Sequence[str], console: Console) -> None:
     """The table of a live scoring: its summary's view (`SummaryView`, what every score
     renderer reads), with the earliest unscoreable lines it kept."""
-    as_json = summary.to_json()
-    view = SummaryView.from_json(as_json, warnings=summary.warnings)
+    view = SummaryView.of(summary)
     # The results JSON keeps the share of calls to tools with rules rounded to four places; the
     # table has always shown it from the counts, and the rounding can move the last digit shown
     # (a share of 0.54249 is 0.5425 in the JSON: 54.2% from the counts, 54.3% from the JSON).
     coverage = share(summary.calls_with_norms, summary.all_calls)
     errors = [(source, error) for _, source, error in summary.errors]
-    render_view(view, as_json, sources, errors, console, coverage=coverage)
+    render_view(view, sources, errors, console, coverage=coverage)
 
 
 def render_view(
     s: SummaryView,
-    as_json: dict[str, Any],
     sources: Sequence[str],
     errors: Sequence[tuple[str, str]],
     console: Console,
     *,
     coverage: str | None = None,
 ) -> None:
-    """The table of a summary view; `as_json` is the summary object it was built from, which
-    the sentences of `wording` read; `coverage` the share of calls to tools with rules, from
+    """The table of a summary view; `coverage` the share of calls to tools with rules, from
     the counts when they are known (else the JSON's rounded share is shown)."""
     console.print(
         Text.assemble(
             ("evalrun", "bold"),
-            f" · {counted(s.runs, 'run')} · {graded_calls(s.calls, s.all_calls)}"
-            f" · {visible(', '.join(sources))}",
+            f" · {wording.counts_line(s)} · {visible(', '.join(sources))}",
             (f" · {counted(s.unscoreable, 'unscoreable line')}" if s.unscoreable else ""),
         )
     )
@@ -167,39 +162,17 @@ def render_view(
     )
     console.print(rates)
     console.print(Text(reported_legend(s.reported_reading), style="dim"))
-    console.print(Text(wording.headline(as_json)))
-    suggest = wording.suggest_line(as_json)
+    console.print(Text(wording.headline(s)))
+    suggest = wording.suggest_line(s)
     if suggest is not None:
         console.print(Text(suggest, style="bold"))
     console.print()
-    _shape_table(
-        console,
-        "False failures",
-        "of reported failures",
-        FALSE_FAILURE_SHAPES,
-        s.false_failures,
-        s.reported.failed_runs,
-        s.examples,
-    )
-    _shape_table(
-        console,
-        "False passes",
-        "of reported passes",
-        FALSE_PASS_SHAPES,
-        s.false_passes,
-        s.runs - s.reported.failed_runs,
-        s.examples,
-    )
-    console.print(
-        f"[bold]Effects[/bold]: {n(s.effects.checked)} assertions checked, "
-        f"{n(s.effects.failed)} failed, {n(s.effects.unverified)} unverified (no world recorded)"
-    )
+    for section in wording.shape_sections(s):
+        _shape_table(console, section, s.examples)
+    console.print(f"[bold]Effects[/bold]: {wording.effects_line(s)}")
     if s.suspects:
         console.print()
-        console.print(
-            "[bold]Normalizer suspects[/bold]: calls matched only through these rules "
-            "while the world disagrees; doubt the rule first"
-        )
+        console.print(f"[bold]{wording.SUSPECTS_TITLE}[/bold]: {wording.SUSPECTS_INTRO}")
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         table.add_column("parameter")
         table.add_column("rule")
@@ -207,7 +180,7 @@ def render_view(
         for x in s.suspects[:10]:  # the most runs first
             table.add_row(Text(visible(f"{x.tool}.{x.param}")), Text(visible(x.norm)), n(x.runs))
         console.print(table)
-    _replies(console, as_json)
+    _replies(console, s)
     console.print()
     console.print(
         f"[bold]Coverage[/bold]: {s.coverage.tools_with_norms} of {s.coverage.tools} tools declare "
@@ -223,12 +196,10 @@ def render_view(
         for source, error in errors:
             console.print(Text(f"  {visible(source)}  {visible(error)}"))
         if s.unscoreable > len(errors):
-            console.print(
-                f"  … and {n(s.unscoreable - len(errors))} more (--format json lists them all)"
-            )
+            console.print(f"  {wording.more(s.unscoreable - len(errors))}")
 
 
-def _replies(console: Console, s: dict[str, Any]) -> None:
+def _replies(console: Console, s: SummaryView) -> None:
     """The rules the tools' replies put in doubt, beside the suspects."""
     rows = wording.reply_rows(s)
     confirmed = wording.confirmed_line(s)
@@ -254,20 +225,14 @@ def _replies(console: Console, s: dict[str, Any]) -> None:
 
 
 def _shape_table(
-    console: Console,
-    title: str,
-    share_of: str,
-    shapes: Sequence[str],
-    counts: Mapping[str, int],
-    whole: int,
-    examples: Mapping[str, Example],
+    console: Console, section: wording.ShapeSection, examples: Mapping[str, Example]
 ) -> None:
-    total = sum(counts[k] for k in shapes)
-    console.print(f"[bold]{title}[/bold]: {n(total)} runs ({share(total, whole)} {share_of})")
-    for shape in shapes:
+    counts = section.counts
+    console.print(f"[bold]{section.title}[/bold]: {section.heading}")
+    for shape in section.shapes:
         if not counts[shape]:
             continue
-        part = share(counts[shape], whole)
+        part = share(counts[shape], section.whole)
         console.print(
             Text(f"  {shape:<16}{n(counts[shape]):>7}  {part:>6}  {SHAPES[shape].meaning}")
         )
@@ -281,19 +246,13 @@ def _shape_table(
 
 
 def _top_tools(console: Console, s: SummaryView) -> None:
-    ranked = sorted(
-        (t for t in s.by_tool if t.falsely_failed_calls),
-        key=lambda t: (-t.falsely_failed_calls, t.tool),
-    )[:5]
+    ranked = wording.most_falsely_failed(s)
     if not ranked:
         return
     console.print()
     # A falsely failed call fails exact-match and not the true check; a tool's true failures can
     # still outnumber its reported ones (loops and rejected calls exact-match passes).
-    console.print(
-        "[bold]Tools with the most falsely failed calls[/bold] (failed calls: falsely, "
-        "reported, true)"
-    )
+    console.print(f"[bold]{wording.TOP_TOOLS_TITLE}[/bold] (failed calls: falsely, reported, true)")
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("tool", overflow="fold")
     table.add_column("calls", justify="right")
@@ -302,18 +261,13 @@ def _top_tools(console: Console, s: SummaryView) -> None:
     table.add_column("true", justify="right")
     table.add_column("mostly")
     for st in ranked:
-        ff = st.false_failures
-        top = max(
-            FALSE_FAILURE_SHAPES,
-            key=lambda k: (ff.get(k, 0), -FALSE_FAILURE_SHAPES.index(k)),
-        )
         table.add_row(
             Text(visible(st.tool)),
             n(st.calls),
             n(st.falsely_failed_calls),
             n(st.reported_failed_calls),
             n(st.true_failed_calls),
-            top,
+            wording.mostly(st),
         )
     console.print(table)
 
@@ -331,7 +285,7 @@ def _groups(console: Console, s: SummaryView) -> None:
     table.add_column("true", justify="right", style="bold")
     table.add_column("false fail.", justify="right")
     table.add_column("false pass", justify="right")
-    ranked = sorted(s.groups.items(), key=lambda kv: (-kv[1].runs, kv[0]))
+    ranked = wording.ranked_groups(s)
     for name, g in ranked[:MAX_GROUPS]:
         table.add_row(
             Text(visible(name)),
@@ -361,8 +315,7 @@ def _trials(console: Console, s: SummaryView) -> None:
     table.add_column("k")
     table.add_column("reported", justify="right")
     table.add_column("true", justify="right", style="bold")
-    rows = t.pass_hat_k
-    for row in (rows[k - 1] for k in shown_ks(len(rows))):
+    for _, row in wording.shown_trials(t):
         table.add_row(f"pass^{row.k}", pct(row.reported), pct(row.true))
     console.print(table)
 
