@@ -26,6 +26,7 @@ from evalrunner.grade.norms import load_registry
 from evalrunner.read.cases import parse_case
 from evalrunner.read.tools import parse_tool
 from evalrunner.scoring import Config
+from evalrunner.summary.view import SummaryView
 from evalrunner.traces import BUILTINS, Reading, TraceReader
 from evalrunner.traces.lines import stream_lines
 from evalrunner.write.results import encode_items
@@ -348,5 +349,5 @@ def test_no_control_character_in_any_name_reaches_the_table_or_markdown(
     text = out.getvalue().decode()
     assert not RAW_CONTROLS & set(text), sorted(RAW_CONTROLS & set(text))
     errors = [{"source": error.source, "error": error.error}]
-    text = markdown.render(finished.to_json(), sources=[source], errors=errors)
+    text = markdown.render(SummaryView.of(finished), sources=[source], errors=errors)
     assert not RAW_CONTROLS & set(text.replace("\n", "")), sorted(RAW_CONTROLS & set(text))
