@@ -46,7 +46,7 @@ from .case_formats import SUFFIXES as CASE_SUFFIXES
 from .case_formats import detect as detect_case_format
 from .case_formats import not_in as not_in_case_format
 from .case_formats import resolve as resolve_case_format
-from .case_formats import unknown_shape as unknown_case_shape
+from .case_formats import unknown_layout as unknown_case_shape
 from .files import check_keys, list_files, near_miss
 
 EFFECT_OPS: Final = ("equals", "contains", "count", "absent")

@@ -31,7 +31,7 @@ from .native import (
     run_id_of,
 )
 from .reader import GroupingSeen, Reading, TraceReader, read_lines
-from .registry import AUTO, BUILTINS, detect, resolve, trace_formats, unknown_shape
+from .registry import AUTO, BUILTINS, detect, resolve, trace_formats, unknown_layout
 
 __all__ = [
     "AUTO",
@@ -65,7 +65,7 @@ __all__ = [
     "stream_lines",
     "trace_files",
     "trace_formats",
-    "unknown_shape",
+    "unknown_layout",
 ]
 
 

@@ -22,11 +22,11 @@ from ..model import TraceError
 if TYPE_CHECKING:
     from .last_lines import LastLines
 
-Path = tuple[str, ...]
+RecordPath = tuple[str, ...]
 """A dotted path into a record, split: `("metadata", "case_id")`."""
 
-DEFAULT_CASE_PATHS: tuple[Path, ...] = (("case_id",), ("metadata", "case_id"))
-DEFAULT_RUN_PATHS: tuple[Path, ...] = (("run_id",), ("metadata", "run_id"))
+DEFAULT_CASE_PATHS: tuple[RecordPath, ...] = (("case_id",), ("metadata", "case_id"))
+DEFAULT_RUN_PATHS: tuple[RecordPath, ...] = (("run_id",), ("metadata", "run_id"))
 
 
 class NativeRecord(NamedTuple):
@@ -122,9 +122,9 @@ class TraceFormat:
     """For a format of one record holding several runs (ADK's eval-set result, one run per eval
     case): the runs' records, each read by `calls` and its ids found by `case_paths` and
     `run_paths` (and `--case-key`, `--run-key`) in it; a string says why none can be read."""
-    case_paths: tuple[Path, ...] = DEFAULT_CASE_PATHS
+    case_paths: tuple[RecordPath, ...] = DEFAULT_CASE_PATHS
     """Where a record keeps its case id, the first present wins (`--case-key` replaces them)."""
-    run_paths: tuple[Path, ...] = DEFAULT_RUN_PATHS
+    run_paths: tuple[RecordPath, ...] = DEFAULT_RUN_PATHS
     """Where a record keeps its run id (`--run-key` replaces them); else its `file:line`."""
 
     claims_message: Callable[[Any], bool] | None = None

@@ -26,7 +26,7 @@ from .format import (
     LastLinesOf,
     LoggedRecord,
     NativeRecord,
-    Path,
+    RecordPath,
     TraceFormat,
 )
 from .formats._pairing import is_str_in
@@ -37,7 +37,7 @@ from .limits import MAX_EXPANDED_BYTES, MAX_LINE_BYTES
 from .native import decode, parse_record
 from .own_results import is_results_record, is_results_run
 from .pretty import Parsed
-from .registry import AUTO, detect, resolve, trace_formats, unknown_shape
+from .registry import AUTO, detect, resolve, trace_formats, unknown_layout
 
 
 @dataclass(frozen=True)
@@ -313,8 +313,8 @@ class TraceReader:
             return UNREAD_EXCHANGE
         if type(record) is dict:
             keys = ", ".join(list(record)[:8]) or "none"
-            return f"{unknown_shape(self.formats)}; its keys: {keys}"
-        return f"{unknown_shape(self.formats)}; the line is {json_kind(record)}"
+            return f"{unknown_layout(self.formats)}; its keys: {keys}"
+        return f"{unknown_layout(self.formats)}; the line is {json_kind(record)}"
 
     def _calls(self, fmt: TraceFormat, record: dict[str, Any], view: Any) -> Any:
         """The calls of a record in a format other than native, or a string that says why it
@@ -471,7 +471,7 @@ def _start_file(grouper: Grouper, last_lines: LastLinesOf | None) -> None:
         start(last_lines)
 
 
-def _first(record: dict[str, Any], paths: tuple[Path, ...]) -> Any:
+def _first(record: dict[str, Any], paths: tuple[RecordPath, ...]) -> Any:
     """The value at the first of `paths` that leads to one (not null), else MISSING. A string
     that holds a JSON object on the way is read as JSON (`metadata.case_id` where `metadata` is
     JSON text)."""

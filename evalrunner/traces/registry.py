@@ -84,7 +84,7 @@ def detect(record: Any, formats: Mapping[str, TraceFormat] | None = None) -> Tra
     return None
 
 
-def unknown_shape(formats: Mapping[str, TraceFormat] | None = None) -> str:
+def unknown_layout(formats: Mapping[str, TraceFormat] | None = None) -> str:
     """What a line in no known format is told: the formats tried, and how each is recognised."""
     tried = ", ".join(
         f"{f.name} ({f.looks_like})"

@@ -29,7 +29,7 @@ __all__ = [
     "records",
     "resolve",
     "stable_id",
-    "unknown_shape",
+    "unknown_layout",
 ]
 
 
@@ -84,7 +84,7 @@ def not_in(file: object, fmt: CaseFormat) -> str:
     )
 
 
-def unknown_shape(file: object) -> str:
+def unknown_layout(file: object) -> str:
     tried = "; ".join(f"{f.name} ({f.looks_like})" for f in CASE_FORMATS.values())
     return f"{file}: this file is in no known case format (tried: {tried}); set --case-format"
 
