@@ -46,7 +46,7 @@ from .case_formats import SUFFIXES as CASE_SUFFIXES
 from .case_formats import detect as detect_case_format
 from .case_formats import not_in as not_in_case_format
 from .case_formats import resolve as resolve_case_format
-from .case_formats import unknown_layout as unknown_case_shape
+from .case_formats import unknown_layout as unknown_case_layout
 from .files import check_keys, list_files, near_miss
 
 EFFECT_OPS: Final = ("equals", "contains", "count", "absent")
@@ -147,7 +147,7 @@ def read_case_file(
     if fmt is None:
         fmt = detect_case_format(source)
         if fmt is None:
-            raise InputError(unknown_case_shape(file))
+            raise InputError(unknown_case_layout(file))
     elif not fmt.detect(source):  # forced: a reader is never handed a file of another shape
         raise InputError(not_in_case_format(file, fmt))
     if fmt.read is None:  # evalrun's own
