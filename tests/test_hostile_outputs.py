@@ -443,6 +443,19 @@ def test_a_submodule_or_lfs_pointer_under_a_path_is_named(attributes_repo, kind)
     assert named in " ".join(result.stderr.split())
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="git")
+def test_a_committed_link_under_a_path_is_named_not_left_out(attributes_repo):
+    """A symbolic link in a revision is not followed (it may lead outside the revision); it was
+    left out of the scoring without a word."""
+    root = attributes_repo
+    (root / "traces" / "c.jsonl").symlink_to("a.jsonl")
+    _git(root, "add", "traces/c.jsonl")
+    _git(root, "commit", "-q", "-m", "three")
+    result = invoke("diff", "HEAD~1", "HEAD", *GIT_EVALS, "--format", "json")
+    assert result.exit_code == 2, result.output
+    assert "traces/c.jsonl is a symbolic link" in " ".join(result.stderr.split())
+
+
 # ------------------------------------------------------------------------------ smaller ones
 
 

@@ -99,7 +99,8 @@ def _extract(root: Path, sha: str, rels: list[str], dest: Path) -> None:
     The blobs are read raw (`git ls-tree -r -z`, then `git cat-file --batch`): no
     `.gitattributes` applies, so `export-ignore` hides nothing and no `filter=` program runs
     (`git archive` would do both). A submodule or a Git LFS pointer under a path is an
-    InputError naming it: its files are not in the revision, and are never left out silently.
+    InputError naming it: its files are not in the revision, and are never left out silently;
+    so is a symbolic link, which is not followed.
     """
     listed = subprocess.run(
         ["git", "ls-tree", "-r", "-z", "--full-tree", sha, "--", *rels],
@@ -122,10 +123,17 @@ def _extract(root: Path, sha: str, rels: list[str], dest: Path) -> None:
                 f"{name} is a git submodule in revision {sha[:12]}: its files are not in this "
                 "repository's revision, so they cannot be read there; name paths outside it"
             )
+        if kind == "blob" and mode == "120000":
+            raise InputError(
+                f"{name} is a symbolic link in revision {sha[:12]}: evalrun does not follow "
+                "links in a revision (one may lead outside it); commit the file itself, or "
+                "name paths without it"
+            )
         target = _safe_target(dest, name)
-        # Symbolic links (mode 120000) and anything but a file are skipped: what is written
-        # stays inside `dest` whatever the commit holds.
-        if kind != "blob" or mode not in ("100644", "100755") or target is None:
+        # A file is any 100xxx mode: git writes 100644 and 100755, and trees older git wrote
+        # hold 100664, which git reads as 100644. What is written stays inside `dest` whatever
+        # the commit holds (`_safe_target`).
+        if kind != "blob" or not mode.startswith("100") or target is None:
             continue
         blobs.append((oid, name, target))
     for rel in rels:  # the paths themselves, even when empty
