@@ -166,7 +166,7 @@ def test_a_gate_setting_of_the_wrong_type_exits_2(suite):
     write(suite / "evalrun.toml", 'fail_on_suspect = "yes"\n')
     result = invoke("diff", "old", "new")
     assert result.exit_code == 2
-    assert "fail_on_suspect must be true or false, not 'yes'" in one_line(result.stderr)
+    assert 'fail_on_suspect must be true or false, not "yes"' in one_line(result.stderr)
 
 
 def test_fail_above_from_settings_is_named_as_the_setting(suite):

@@ -102,14 +102,25 @@ def test_jobs_out_of_bounds_are_refused_not_forked(tmp_path, monkeypatch):
         ("²", "whole number"),
         ("99999999999999999999", "more processes than evalrun starts"),
         ("2000", "at most 1024"),
+        ("00", "whole number"),
+        ("0" * 5000 + "2000", "at most 1024"),  # int() refuses 5,000 digits
+        ("9" * 5000, "more processes than evalrun starts"),
     ):
         result = score(str(trace), "--jobs", value)
         assert result.exit_code == 2, result.output
         assert says in " ".join(result.stderr.split()) and "Traceback" not in result.output
+    # leading zeros are still the number they spell
+    assert score(str(trace), "--jobs", "0" * 5000 + "1").exit_code in (0, 1)
+    assert score(str(trace), "--jobs", "0000001").exit_code in (0, 1)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "evalrun.toml").write_text("jobs = 100000\n")
     result = score(str(trace))
     assert result.exit_code == 2 and "jobs must be a whole number" in result.stderr
+    # the value quoted as the file writes it, not as Python prints it
+    for written in ("true", '"4"', "1.5"):
+        (tmp_path / "evalrun.toml").write_text(f"jobs = {written}\n")
+        result = score(str(trace))
+        assert result.exit_code == 2 and result.stderr.rstrip().endswith(f"not {written}")
 
 
 def test_workers_are_no_more_than_the_batches_and_cpus(tmp_path, monkeypatch):

@@ -144,14 +144,15 @@ def parse_jobs(value: str) -> int:
     if value == "auto":
         return available_cpus()
     # ASCII digits only: "²".isdigit() is true, and int("²") a ValueError
-    if not (value.isascii() and value.isdigit()) or int(value) < 1:
+    digits = value.lstrip("0")  # int() of more than 4,300 digits raises, leading zeros too
+    if not (value.isascii() and value.isdigit()) or not digits:
         raise fail(f"--jobs takes a whole number of processes (1 or more) or auto, not {value!r}")
-    if len(value) > 6 or int(value) > MAX_JOBS:
+    if len(digits) > 6 or int(digits) > MAX_JOBS:
         raise fail(
             f"--jobs {value} is more processes than evalrun starts (at most {MAX_JOBS}; it uses "
             "no more than the CPUs there are): give a number of processes, or auto"
         )
-    return int(value)
+    return int(digits)
 
 
 def reading_of(

@@ -21,6 +21,7 @@ error that names the file (exit 2), with "did you mean" for a near miss.
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -70,6 +71,20 @@ def _jobs(value: Any) -> str | None:
         return "auto"
     ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_JOBS
     return str(value) if ok else None
+
+
+def _as_written(value: Any) -> str:
+    """A settings value as TOML writes it (`true`, `"4"`, `[1, 2]`), not as Python prints it
+    (`True`): the user wrote the file, and a message should quote it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_as_written(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_as_written(v)}" for k, v in value.items()) + "}"
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -218,7 +233,7 @@ def load(file: Path, *, cwd: Path | None = None) -> Settings:
             raise InputError(f"{where}: unknown key {name!r}{hint}; the keys are {', '.join(KEYS)}")
         value = key.read(raw)
         if value is None:
-            raise InputError(f"{where}: {name} must be {key.wants}, not {raw!r}")
+            raise InputError(f"{where}: {name} must be {key.wants}, not {_as_written(raw)}")
         if key.path:
             value = (
                 [_relative(base / v, here) for v in value]
