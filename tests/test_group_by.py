@@ -239,6 +239,13 @@ def test_a_key_found_in_no_run_warns_and_fails_under_strict(project):
     assert strict.exit_code == 2
     assert "--strict: --group-by modle is found in no run" in one_line(strict.stderr)
     assert invoke("score", "traces", "--group-by", "model", "--strict").exit_code == 0
+    # set in the settings file: named as the setting and its file, not a flag never typed
+    (project / "evalrun.toml").write_text('group_by = "modle"\n')
+    strict = invoke("score", "traces", "--strict")
+    assert strict.exit_code == 2
+    assert '--strict: group_by = "modle" in evalrun.toml is found in no run' in one_line(
+        strict.stderr
+    )
 
 
 def test_case_tags_a_group_per_tag(project):

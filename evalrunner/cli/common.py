@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import sys
@@ -369,6 +370,15 @@ def named(param: str, flag: str) -> str:
     return f"{param} in {file}" if file is not None else flag
 
 
+def named_value(param: str, flag: str, value: str) -> str:
+    """An option and its value as a message names them: `--group-by model`, or, when the
+    settings file set it, `group_by = "model" in evalrun.toml`."""
+    where = named(param, flag)
+    if where == flag:
+        return f"{flag} {value}"
+    return f"{param} = {json.dumps(value, ensure_ascii=False)}{where.removeprefix(param)}"
+
+
 def check_rate(rate: float | None, flag: str = "--fail-above") -> None:
     """A rate flag takes a fraction: 39 for 39% is a usage error that says so."""
     if rate is None or 0.0 <= rate <= 1.0:
@@ -406,7 +416,9 @@ def verdict_exit(
         fail(f"--strict: {counted(summary.unscoreable, 'trace record')} could not be scored")
         return EXIT_INPUT
     if strict and summary.group_by is not None and set(summary.groups) == {NO_GROUP}:
-        fail(f"--strict: --group-by {summary.group_by} is found in no run")
+        fail(
+            f"--strict: {named_value('group_by', '--group-by', summary.group_by)} is found in no run"
+        )
         return EXIT_INPUT
     code = EXIT_OK
     if fail_above is not None:
