@@ -19,8 +19,10 @@ INTRO = """# Case formats
 evalrun reads cases from where suites already live. Each file under `--cases` is read in the
 format it is in (detected per file, in the order below; evalrun's own format is the fallback for
 `.json` and `.jsonl`), or in the one `--case-format NAME` (setting `case_format`) names: then a
-file in another shape is an input error naming it (exit 2). Every command reads them directly;
-`evalrun cases` prints them in evalrun's own JSONL, to migrate and then edit:
+file in another shape is an input error naming it (exit 2). Every command reads them directly
+(`score`, `lint`, `cases`, `suggest` and `diff` take `--case-format` and the setting; `audit`
+detects each file's format); `evalrun cases` prints them in evalrun's own JSONL, to migrate and
+then edit:
 
     evalrun cases --cases evals/ > cases/migrated.jsonl
 

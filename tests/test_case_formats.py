@@ -615,3 +615,26 @@ def test_a_case_file_named_like_adks_config_is_still_read(tmp_path: Path) -> Non
     case = {"id": "mine", "accept": [[{"tool": "get_weather", "args": {"city": "Oslo"}}]]}
     (tmp_path / "test_config.json").write_text(json.dumps(case))
     assert list(load_cases(tmp_path)) == ["mine"]
+
+
+@pytest.mark.parametrize("command", ["score", "suggest", "diff"])
+@pytest.mark.parametrize("given", ["flag", "setting"])
+def test_every_command_that_grades_reads_cases_in_the_forced_format(
+    command, given, tmp_path, monkeypatch
+):
+    """suggest and diff had no --case-format and passed over the `case_format` setting (they
+    detected each file's format whatever the file said): the cases they graded by could differ
+    from the ones score read."""
+    cases = tmp_path / "cases"
+    shutil.copytree(DATA / "agentevals", cases)
+    monkeypatch.chdir(tmp_path)
+    args = [command, *([str(RUNS), str(RUNS)] if command == "diff" else [str(RUNS)])]
+    args += ["--tools", str(TOOLS), "--cases", str(cases)]
+    assert invoke(*args).exit_code in (0, 1)  # detected: agentevals
+    if given == "flag":
+        args += ["--case-format", "bfcl"]
+    else:
+        (tmp_path / "evalrun.toml").write_text('case_format = "bfcl"\n')
+    result = invoke(*args)
+    assert result.exit_code == 2, result.output
+    assert "not in the case format 'bfcl'" in one_line(result.stderr)

@@ -20,6 +20,7 @@ from ..write.results import dumps
 from .common import (
     EXIT_THRESHOLD,
     PER_CALL_READING,
+    CaseFormatOpt,
     CaseKeyOpt,
     MaxLineOpt,
     OutputOpt,
@@ -162,6 +163,7 @@ def diff(
         ),
     ] = PER_CALL_READING,
     trace_format: TraceFormatOpt = None,
+    case_format: CaseFormatOpt = None,
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
     max_line_bytes: MaxLineOpt = MAX_LINE_BYTES,
@@ -192,6 +194,7 @@ def diff(
             reading=reading_of(trace_format, case_key, run_key, max_line_bytes),
             group_by=group_by,
             reported=reported.value,
+            case_format=case_format or "auto",
         )
     with output_stream(output, inputs=[old, new, traces], config=[tools, cases]) as out:
         if format is DiffFormat.json:

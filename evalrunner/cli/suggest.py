@@ -20,6 +20,7 @@ from ..write.suggest_json import write_json
 from ..write.suggest_table import render_table
 from ..write.table import data_console
 from .common import (
+    CaseFormatOpt,
     CaseKeyOpt,
     CasesOpt,
     JobsOpt,
@@ -91,6 +92,7 @@ def suggest(
         bool, typer.Option("--strict", help="Exit 2 when any trace line cannot be scored.")
     ] = False,
     trace_format: TraceFormatOpt = None,
+    case_format: CaseFormatOpt = None,
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
     max_line_bytes: MaxLineOpt = MAX_LINE_BYTES,
@@ -114,7 +116,7 @@ def suggest(
     kinds = {k.value for k in kind} if kind else None
     with input_errors():
         reading = reading_of(trace_format, case_key, run_key, max_line_bytes)
-        config = load_config(tools, cases)
+        config = load_config(tools, cases, case_format=case_format or "auto")
         if tool is not None and tool not in config.tools:
             raise fail(f"--tool {tool!r}: no tool of that name in {tools}")
         with progress("reading") as tick:

@@ -78,6 +78,7 @@ def diff(
     reading: Reading | None = None,
     group_by: str | None = None,
     reported: str = PER_CALL,
+    case_format: str = "auto",
 ) -> DiffResult:
     """Read both sides, pair them, and explain every flip.
 
@@ -88,6 +89,7 @@ def diff(
     its rates, flips and test (`DiffResult.groups`), under the pairing the whole diff chose.
     `reported` is how the sides it scores read the reported check (`score --reported`); a
     results file keeps its own reading, and sides that read it differently are an InputError.
+    `case_format` is how the case files are written (`score --case-format`), on every side.
     """
     if pairing not in PAIRINGS:
         raise InputError(f"pairing must be one of {', '.join(PAIRINGS)}, not {pairing!r}")
@@ -108,6 +110,7 @@ def diff(
         stdin=stdin,
         group_by=group_by,
         reported=reported,
+        case_format=case_format,
     )
     a = loader.load(old, "OLD")
     b = loader.load(new, "NEW")

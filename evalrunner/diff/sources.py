@@ -80,6 +80,7 @@ class Loader:
         stdin: BinaryIO | None = None,
         group_by: str | None = None,
         reported: str = PER_CALL,
+        case_format: str = "auto",
     ) -> None:
         self.tools, self.cases, self.traces, self.base = tools, cases, traces, base
         self.reading = reading or Reading()
@@ -87,6 +88,8 @@ class Loader:
         """`diff --group-by`: trace sides are scored with it; a results side must have been."""
         self.reported = reported
         """`diff --reported`: how the sides scored here read the reported check."""
+        self.case_format = case_format
+        """`diff --case-format`: how the case files of a side scored here are written."""
         self.stdin = stdin
         self._config: Config | None = None
 
@@ -96,7 +99,10 @@ class Loader:
     def config(self) -> Config:
         if self._config is None:
             self._config = load_config(
-                self._at(self.tools), self._at(self.cases), reported=self.reported
+                self._at(self.tools),
+                self._at(self.cases),
+                reported=self.reported,
+                case_format=self.case_format,
             )
         return self._config
 
@@ -192,7 +198,9 @@ class Loader:
             named = f"{spec}:{traces.relative_to(tmp).as_posix()}"
             relabel = _relabeller(str(traces), plain=self.traces.as_posix(), label=named)
             try:
-                config = load_config(tools, cases, reported=self.reported)
+                config = load_config(
+                    tools, cases, reported=self.reported, case_format=self.case_format
+                )
                 summary, runs = _score(
                     config, traces, self.reading, relabel=relabel, group_by=self.group_by
                 )
