@@ -143,6 +143,9 @@ def test_help_shows_the_settings_as_defaults(repo):
     (repo / "pyproject.toml").write_text(PYPROJECT)
     result = invoke("score", "--help")
     assert result.exit_code == 0 and "evals/tools" in result.output
+    # the traces argument's help says its default in words: the settings' value replaces it
+    said = one_line(result.output)
+    assert "Default: evals/traces (the settings)" in said and "Default: traces/" not in said
 
 
 GATES = """\

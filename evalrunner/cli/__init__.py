@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperCommand, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 try:
     from typer._click.utils import make_default_short_help
@@ -112,16 +112,37 @@ class _Command(TyperCommand):
             for p in self.get_params(ctx)
             if isinstance(p, TyperOption) and p.name in given
         ]
+        # an argument's default is written in its help (`Default: traces/`): the settings'
+        # value replaces it there
+        told = [
+            (a, a.help)
+            for a in self.get_params(ctx)
+            if isinstance(a, TyperArgument)
+            and a.name in given
+            and a.help is not None
+            and DEFAULT_SAID in a.help
+        ]
         try:
             # typer reads a default from the default map before the option's own
             ctx.default_map = {k: _escaped(v) for k, v in given.items()} if given else None
             for p, _, _ in swapped:
                 p.default, p.show_default = _escaped(given[p.name]), True
+            for a, text in told:
+                value = _escaped(given[a.name])
+                said = " ".join(map(str, value)) if isinstance(value, list) else str(value)
+                head = (text or "").rsplit(DEFAULT_SAID, 1)[0]
+                a.help = f"{head}{DEFAULT_SAID}{said} (the settings)"
             super().format_options(ctx, formatter)
         finally:  # the command is made once per process: the next invocation's help is its own
             ctx.default_map = given or None
             for p, default, shown in swapped:
                 p.default, p.show_default = default, shown
+            for a, text in told:
+                a.help = text
+
+
+DEFAULT_SAID = "Default: "
+"""How an argument's help says its default (`TracesArg`)."""
 
 
 def _escaped(value: Any) -> Any:
