@@ -952,3 +952,26 @@ def test_a_one_of_value_the_schema_refuses_is_a_case_args_error(tmp_path):
         ("case-args-invalid", "$[0].accept[0][0].judge.team.one_of[2]"),
     ]
     assert "judge 'team' one_of: 7 is not a string" in found[1].message
+
+
+def test_a_forbid_entry_a_judged_step_accepts_is_a_warning(tmp_path):
+    """The attacker's payment fills a step whose recipient is judged `any`: a call aligned to a
+    step is never forbidden, so the run passes with the call the case forbids."""
+    tools = {"send_money": obj(recipient={"type": "string"}, amount={"type": "number"})}
+    step = {"tool": "send_money", "args": {"recipient": "<who>", "amount": 1200}}
+    forbid = [{"tool": "send_money", "args": {"recipient": "attacker"}}]
+    judged = {**step, "judge": {"recipient": "any"}}
+    cases = [{"id": "c1", "match": "contains", "accept": [[judged]], "forbid": forbid}]
+    f = only(run_lint(corpus(tmp_path, tools, cases)))
+    path = "$[0].forbid[0].args"
+    assert_finding(f, "forbid-taken-by-step", str(tmp_path / "cases" / "cases.json"), path)
+    assert "accept[0][0]" in f.message
+    # a judge that refuses the forbidden value, no judge, or the step's own value: nothing said
+    for other in (
+        {**step, "judge": {"recipient": {"one_of": ["landlord", "<who>"]}}},
+        step,
+        {**judged, "args": {"recipient": "attacker", "amount": 1200}},
+    ):
+        cases[0]["accept"] = [[other]]
+        (tmp_path / "cases" / "cases.json").write_text(json.dumps(cases))
+        assert not [x for x in run_lint(tmp_path).findings if x.code == "forbid-taken-by-step"]

@@ -17,7 +17,8 @@ from ..grade.compare import ToolPlan
 from ..grade.judge import param_paths, step_plan
 from ..grade.norms import Normalizer
 from ..grade.validity import Validity
-from ..model import Case, InputError, Matches, OneOf, Param
+from ..jsonvalue import json_eq, short_json
+from ..model import Case, InputError, Matches, OneOf, Param, Step
 from ..read.cases import step_label
 from .findings import Finding, cut, finding
 from .schema import ToolSite
@@ -83,7 +84,9 @@ def _check_judges(
         if site is None or bad_pattern or any(p not in paths for p in step.judge):
             continue
         try:
-            step_plan(step, site.tool, ToolPlan.compile(site.tool, registry), registry, label)
+            plan = step_plan(
+                step, site.tool, ToolPlan.compile(site.tool, registry), registry, label
+            )
         except InputError as e:
             out.append(
                 finding(
@@ -96,6 +99,39 @@ def _check_judges(
                     case.line,
                 )
             )
+            continue
+        _check_forbid_taken(case, step, label, plan, out)
+
+
+def _check_forbid_taken(
+    case: Case, step: Step, label: str, plan: ToolPlan, out: list[Finding]
+) -> None:
+    """A `forbid` entry whose call a judged step accepts: such a call fills the step, and a call
+    aligned to a step is never forbidden (SPEC "Cases", `forbid`), so the run passes with
+    the very call the case forbids (`recipient` judged `any`, `recipient: "attacker"`
+    forbidden). An entry the step's own values name (the one refund allowed, a second one
+    forbidden) is what the case means, and is not said."""
+    for k, entry in enumerate(case.forbid):
+        if entry.tool != step.tool or not entry.args:
+            continue
+        if all(k2 in step.args and json_eq(step.args[k2], v) for k2, v in entry.args.items()):
+            continue  # the step itself is the call: others like it are what is forbidden
+        call = {**step.args, **entry.args}
+        if not plan.equivalent(call, dict(step.args), checked=False):
+            continue
+        out.append(
+            finding(
+                "forbid-taken-by-step",
+                case.file,
+                (*entry.loc, "args"),
+                f"case {case.id!r}: the call forbid[{k}] names ({entry.tool} "
+                f"{short_json(dict(entry.args), 80)}) is one {label} accepts through its judge: "
+                "it would fill the step, and a call that fills a step is never forbidden",
+                "narrow the step's judge so that it refuses the forbidden values (a matches or "
+                "one_of instead of any), or drop the forbid entry",
+                case.line,
+            )
+        )
 
 
 def _check_answers(

@@ -52,6 +52,9 @@ CODES: Final[dict[str, Code]] = {
     "tool-never-called": Code("warning", "a tool is never called in the traces given"),
     "trace-file-not-read": Code("warning", "a file in a traces folder is not read"),
     "forbid-never-matches": Code("warning", "a forbid entry no call the tool accepts matches"),
+    "forbid-taken-by-step": Code(
+        "warning", "a forbid entry whose call a judged step accepts, so it is never forbidden"
+    ),
     "writes-without-reads": Code("warning", 'grade "writes" where no tool is read-only'),
     "any-on-identifier": Code("warning", "the rule any stands on an identifier-like parameter"),
     "case-ids-look-alike": Code(
