@@ -617,3 +617,31 @@ def test_the_page_shows_a_tool_reply_once_escaped(result, shown):
     from evalrunner.write.audit_page import _call
 
     assert _call({"tool": "t", "args": {}, "result": result})["result"] == shown
+
+
+def test_sample_and_score_read_the_reported_check_as_told(tmp_path, monkeypatch):
+    """The strata are the reported verdicts: `audit` read them per call whatever --reported or
+    the `reported` setting said, so a sheet drawn for a `reported = "list"` project mixed two
+    readings of exact-match. The reading is now the sheet's, and scoring keeps to it."""
+    root = Path(__file__).parent.parent
+    for name in ("tools", "cases", "traces"):
+        shutil.copytree(root / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    sample("--failures", "3", "--passes", "3", "--seed", "1", output="per-call.jsonl")
+    sample(
+        "--failures", "3", "--passes", "3", "--seed", "1", "--reported", "list", output="list.jsonl"
+    )
+    per_call, _ = read("per-call.jsonl")
+    listed, _ = read("list.jsonl")
+    assert "reported" not in per_call["reading"]  # a per-call sheet is written as before
+    assert listed["reading"]["reported"] == "list"
+    # the example corpus's exact repeats fail the whole-list check (1,910 runs against 941)
+    fails = per_call["population"]["reported_failures"], listed["population"]["reported_failures"]
+    assert fails[1] > fails[0]
+    assert run("score", "list.jsonl", "--format", "json").exit_code == 0
+    refused = run("score", "list.jsonl", "--reported", "per-call")
+    assert refused.exit_code == 2
+    assert "sampled with --reported list" in " ".join(refused.output.split())
+    (tmp_path / "evalrun.toml").write_text('reported = "list"\n')  # the setting is read too
+    sample("--failures", "3", "--passes", "3", "--seed", "1", output="set.jsonl")
+    assert read("set.jsonl")[0]["reading"]["reported"] == "list"

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from ..grade.grader import RunResult
+from ..grade.grader import PER_CALL, RunResult
 from ..jsonvalue import json_eq
 from ..model import InputError
 from ..scoring import load_config
@@ -43,7 +43,8 @@ def sample(
     has fewer) and make their sheet: blind, unless `show_verdict`."""
     if failures < 0 or passes < 0:
         raise InputError("--failures and --passes take a number of runs, 0 or more")
-    config = load_config(inputs.tools, inputs.cases)
+    reported = inputs.reported or PER_CALL
+    config = load_config(inputs.tools, inputs.cases, reported=reported)
     with seekable_stdin(inputs.traces, stdin) as copy:
         digest = digest_inputs(inputs.tools, inputs.cases, inputs.traces, copy)
         population = read_population(config, inputs, stdin=copy, progress=progress)
@@ -72,6 +73,7 @@ def sample(
         seed=seed,
         show_verdict=show_verdict,
         reading=inputs.reading or Reading(),
+        reported=reported,
         digest=digest,
         errors=tuple(population.errors),
     )
@@ -89,7 +91,14 @@ def score(
     header, entries = read_sheet(sheet)
     if inputs.reading is None:
         inputs = replace(inputs, reading=header.reading)
-    config = load_config(inputs.tools, inputs.cases)
+    if inputs.reported is not None and inputs.reported != header.reported:
+        # the strata are the reported verdicts: read another way, a run sampled as a reported
+        # failure may be a pass, and the estimate would mix two readings of exact-match
+        raise InputError(
+            f"{sheet} was sampled with --reported {header.reported}; score it with the same "
+            f"reading (not --reported {inputs.reported}), or sample again"
+        )
+    config = load_config(inputs.tools, inputs.cases, reported=header.reported)
     with seekable_stdin(inputs.traces, stdin) as copy:
         now = digest_inputs(inputs.tools, inputs.cases, inputs.traces, copy)
         scored = score_runs(config, inputs, {e.key for e in entries}, stdin=copy, progress=progress)

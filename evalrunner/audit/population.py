@@ -44,6 +44,9 @@ class Inputs:
     reading: Reading | None = None
     """How to read the traces (`--trace-format`, `--case-key`, `--run-key`); None for the
     default, or, when scoring a sheet, for the reading it was sampled with."""
+    reported: str | None = None
+    """How the reported check reads a run (`--reported`: per-call or list), which decides the
+    strata; None for per-call, or, when scoring a sheet, for the reading it was sampled with."""
 
 
 @dataclass(frozen=True)

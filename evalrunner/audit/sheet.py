@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
+from ..grade.grader import PER_CALL, REPORTED_READINGS
 from ..jsonvalue import dumps as json_dumps
 from ..jsonvalue import loads
 from ..model import InputError, TraceError
@@ -61,6 +62,9 @@ class Header:
     errors: tuple[TraceError, ...] = ()
     """The trace lines that could not be scored when sampling, each with its reason."""
     evalrun: str = __version__
+    reported: str = PER_CALL
+    """How the reported check read the runs (`--reported`), which made the strata; written in
+    the first line's `reading` only when it is not per-call, so earlier sheets read the same."""
 
     @property
     def runs(self) -> int:
@@ -83,6 +87,7 @@ class Header:
                 "trace_format": self.reading.trace_format,
                 "case_key": self.reading.case_key,
                 "run_key": self.reading.run_key,
+                **({"reported": self.reported} if self.reported != PER_CALL else {}),
             },
             "digest": self.digest.sha256,
             "inputs": self.digest.to_json(),
@@ -110,6 +115,12 @@ class Header:
         seed = data.get("seed")
         if type(seed) is not int:
             raise ValueError("the first line has no seed (a whole number)")
+        reported = reading.get("reported", PER_CALL)
+        if reported not in REPORTED_READINGS:
+            raise ValueError(
+                f"the first line's reading.reported is {reported!r}, not one of "
+                f"{', '.join(REPORTED_READINGS)}"
+            )
         digest = Digest.from_json(data.get("inputs"))
         forged = [
             name
@@ -138,6 +149,7 @@ class Header:
                 if type(e) is dict
             ),
             evalrun=str(data.get("evalrun", "")),
+            reported=reported,
         )
 
 

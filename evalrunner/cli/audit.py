@@ -20,6 +20,7 @@ from .common import (
     CaseKeyOpt,
     CasesOpt,
     OutputOpt,
+    Reported,
     RunKeyOpt,
     ToolsOpt,
     TraceFormatOpt,
@@ -108,6 +109,15 @@ def sample(
     trace_format: TraceFormatOpt = None,
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
+    reported: Annotated[
+        Reported | None,
+        typer.Option(
+            "--reported",
+            help="How the reported (exact-match) check reads a run, as score --reported "
+            "(per-call or list): it makes the strata; the sheet records it.",
+            show_default="per-call",
+        ),
+    ] = None,
 ) -> None:
     """Draw a random sample of reported failures and passes into a sheet for a person to label.
 
@@ -120,7 +130,11 @@ def sample(
     """
     with input_errors():
         inputs = Inputs(
-            tools, cases, tuple(traces or ["traces"]), reading_of(trace_format, case_key, run_key)
+            tools,
+            cases,
+            tuple(traces or ["traces"]),
+            reading_of(trace_format, case_key, run_key),
+            reported.value if reported is not None else None,
         )
         with progress("scoring") as tick:
             sheet = sample_runs(
@@ -199,6 +213,15 @@ def score(
     trace_format: TraceFormatOpt = None,
     case_key: CaseKeyOpt = None,
     run_key: RunKeyOpt = None,
+    reported: Annotated[
+        Reported | None,
+        typer.Option(
+            "--reported",
+            help="How the reported check reads a run: the sheet's own reading (the default), "
+            "which this must equal when given.",
+            show_default="the sheet's",
+        ),
+    ] = None,
 ) -> None:
     """Compare a labelled sheet with evalrun's verdicts on the same runs.
 
@@ -217,6 +240,7 @@ def score(
             cases,
             tuple(traces or ["traces"]),
             reading_of(trace_format, case_key, run_key) if given else None,
+            reported.value if reported is not None else None,
         )
         with progress("scoring") as tick:
             audit = score_sheet(sheet, inputs, progress=tick)
