@@ -247,7 +247,9 @@ class _Out:
         evidence costs, whose samples are merged table by table). With groups, a summary a
         batch keeps their number small before the bounded whole folds them."""
         per_batch = self.group_by is not None
-        part, batch, count = self.new_summary(), [], 0
+        part = self.new_summary() if per_batch else self.summary
+        batch: list[Item] = []
+        count = 0
         for n, result in enumerate(results, first):
             part.add(result, (file_no, n))
             if self.encoder is not None:
@@ -258,7 +260,7 @@ class _Out:
                 batch, count = [], 0
                 if per_batch:
                     part = self.new_summary()
-        self.emit(part, self.encode(batch), count)
+        self.emit(part if per_batch else None, self.encode(batch), count)
 
     def note(self, order: Order, notes: list[str]) -> None:
         """Warnings about records (`Summary.notes`), each kept at the place it was made."""

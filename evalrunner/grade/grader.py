@@ -61,7 +61,7 @@ from .compare import EXACT, Comparison, ToolPlan
 from .effects import EffectResult, check_all
 from .judge import step_plan
 from .norms import Normalizer, load_registry
-from .replies import Observation, ReplyPlan
+from .replies import Replied, ReplyPlan
 from .trajectory import (
     FIT_EQUIVALENT,
     FIT_EXACT,
@@ -185,7 +185,7 @@ class RunResult(NamedTuple):
     internal_error: str | None = None
     """A verdict the grader cannot explain, which is a bug of the grader (a false failure without
     a shape): the summary reports it as an internal error. None for every run graded right."""
-    replies: tuple[Observation, ...] = ()
+    replies: tuple[Replied, ...] = ()
     """What the run's calls' replies say about the declared rules (`replies.py`): evidence for
     the summary, read by no verdict."""
 
@@ -646,10 +646,12 @@ class Grader:
         except AlignmentTooLarge as e:  # one run past the bound of work: said, not a stall
             return TraceError(source, str(e))
 
-    def _read_calls(self, raw_calls: list[Any]) -> tuple[list[_Interned], list[bool]] | None:
-        """Each call interned, and whether it errored; None when a call cannot be read (then
-        `parse_record` says why)."""
+    def _read_calls(self, raw_calls: list[Any]) -> tuple[list[_Interned], list[bool], bool] | None:
+        """Each call interned, whether it errored, and whether any call holds a key that can
+        flag an error (`result` is one: a run without one has no reply evidence to look at);
+        None when a call cannot be read (then `parse_record` says why)."""
         interned, errored = [], []
+        flagged = False
         intern = self._intern
         for raw in raw_calls:
             if type(raw) is not dict:
@@ -662,10 +664,12 @@ class Grader:
             except TypeError:  # arguments orjson cannot write (not from a JSON line): read slowly
                 return None
             # Most calls carry none of the keys that can flag an error: one set test says so.
-            errored.append(
-                not _FLAG_KEYS.isdisjoint(raw) and is_errored(raw, raw.get("result", MISSING))
-            )
-        return interned, errored
+            if _FLAG_KEYS.isdisjoint(raw):
+                errored.append(False)
+            else:
+                flagged = True
+                errored.append(is_errored(raw, raw.get("result", MISSING)))
+        return interned, errored, flagged
 
     def _grade_read(
         self,
@@ -675,6 +679,7 @@ class Grader:
         raw_calls: list[Any],
         interned: list[_Interned],
         errored: list[bool],
+        flagged: bool,
     ) -> RunResult:
         key = (case.id, tuple(-1 - c.id if e else c.id for c, e in zip(interned, errored)))
         graded = self._memo.get(key)
@@ -689,21 +694,9 @@ class Grader:
                 self._memo = _newer_half(self._memo)
             self._memo[key] = graded
         world = record.get("world", MISSING)
-        replies: tuple[Observation, ...] = ()
-        rules = self.replies.rules
-        if rules:
-            # most calls carry no result: only those that do are looked at again
-            replied = [
-                (tool, c.args, raw["result"], c.id)
-                for raw, c, e in zip(raw_calls, interned, errored)
-                if "result" in raw
-                and not e
-                and c.malformed is None
-                and (tool := call_tool(raw)) is not None
-                and tool in rules
-            ]
-            if replied:
-                replies = self.replies.observe(replied)
+        replies: tuple[Replied, ...] = ()
+        if flagged and self.replies.rules:
+            replies = self.replies.observe_read(raw_calls, interned, errored)
         return _finish(
             run_id_of(record, source),
             source,
@@ -722,7 +715,7 @@ class Grader:
             return TraceError(
                 run.source, f"unknown case {run.case_id!r} (not in the cases directory)"
             )
-        replies: tuple[Observation, ...] = ()
+        replies: tuple[Replied, ...] = ()
         if self.replies.rules:
             replies = self.replies.observe(
                 (c.tool, c.args, c.result, None)
@@ -826,7 +819,7 @@ def _finish(
     case: Case,
     graded: _CallsGrade,
     world: Any,
-    replies: tuple[Observation, ...] = (),
+    replies: tuple[Replied, ...] = (),
 ) -> RunResult:
     """The run's verdicts: its calls' grade with its effects checked on its world."""
     effects = check_all(case.effects, world) if case.effects else ()

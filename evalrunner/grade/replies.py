@@ -24,12 +24,13 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 import orjson
 
 from ..jsonvalue import MISSING, dumps, short_json
 from ..model import Param, Tool
+from ..traces.native import call_tool
 from .compare import Node, compile_param, normalize
 from .norms import Normalizer
 
@@ -109,18 +110,14 @@ RuleKey = tuple[str, str, str]
 """(tool, parameter, rule name)."""
 
 
-class Observation(NamedTuple):
-    """One call seen by one rule of its tool."""
+Seen = tuple[RuleKey, int, int, Any]
+"""One rule of a call's tool seeing the call: (rule, group digest, spelling digest, the call's
+value at the rule's parameter, for an example)."""
 
-    rule: RuleKey
-    """(tool, parameter, rule name): one tuple per rule, shared by its observations."""
-    group: int
-    spelling: int
-    reply: int
-    value: Any
-    """The call's value at the parameter, for an example."""
-    reply_value: Any
-    """The reply as recorded, for an example (written cut, `REPLY_CHARS`)."""
+Replied = tuple[tuple[Seen, ...], int, Any]
+"""A call with a recorded reply, as evidence: what each rule of its tool sees (one tuple per
+distinct call and tool, kept by the plan), the reply's digest, and the reply as recorded (for an
+example, written cut: `REPLY_CHARS`). One tuple a call, whatever the number of rules."""
 
 
 def _only(param: Param, target: Param) -> Param:
@@ -150,38 +147,75 @@ class ReplyPlan:
                 found.append((p.path, (name, p.path, p.norm.name), root))
             if found:
                 self.rules[name] = tuple(found)
-        self._cache: dict[tuple[str, int], tuple[tuple[int, int, Any], ...]] = {}
+        self._cache: dict[tuple[str, int], tuple[Seen, ...]] = {}
 
-    def observe(self, calls: Iterable[tuple[str, Any, Any, int | None]]) -> tuple[Observation, ...]:
-        """The observations of calls given as (tool, arguments, result, spelling id or None):
-        only well-formed, not errored calls with a recorded result, to tools with rules."""
-        out: list[Observation] = []
+    def observe(self, calls: Iterable[tuple[str, Any, Any, int | None]]) -> tuple[Replied, ...]:
+        """The evidence of calls given as (tool, arguments, result, spelling id or None): only
+        well-formed, not errored calls with a recorded result, to tools with rules."""
+        out: list[Replied] = []
         for tool, args, result, ident in calls:
             rules = self.rules.get(tool)
             if rules is None or result is MISSING:
                 continue
-            keyed = self._cache.get((tool, ident)) if ident is not None else None
-            if keyed is None:
-                try:
-                    spelling = digest(args)
-                    keyed = tuple(
-                        (digest(normalize(args, root, True)), spelling, _shown(args, path))
-                        for path, _, root in rules
-                    )
-                except TypeError:  # not JSON orjson can write
-                    continue
-                if ident is not None:
-                    if len(self._cache) >= _CACHE_SIZE:
-                        items = list(self._cache.items())
-                        self._cache = dict(items[len(items) // 2 :])
-                    self._cache[(tool, ident)] = keyed
-            try:
-                reply = digest(result)
-            except TypeError:
+            seen = self._seen(tool, rules, args, ident)
+            if seen is None:
                 continue
-            for (_, rule, _), (group, spelling, value) in zip(rules, keyed):
-                out.append(Observation(rule, group, spelling, reply, value, result))
+            try:
+                out.append((seen, digest(result), result))
+            except TypeError:  # not JSON orjson can write
+                continue
         return tuple(out)
+
+    def observe_read(
+        self, raw_calls: Sequence[Any], interned: Sequence[Any], errored: Sequence[bool]
+    ) -> tuple[Replied, ...]:
+        """`observe` on a record's calls as the grader read them (`Grader._read_calls`: each a
+        dict naming its tool, with its interned spelling and whether it errored), in one pass:
+        most calls carry no result, and are passed over at one key test."""
+        out: list[Replied] = []
+        for raw, c, e in zip(raw_calls, interned, errored):
+            if "result" not in raw or e or c.malformed is not None:
+                continue
+            tool = call_tool(raw)
+            rules = self.rules.get(tool) if tool is not None else None
+            if tool is None or rules is None:
+                continue
+            seen = self._seen(tool, rules, c.args, c.id)
+            if seen is None:
+                continue
+            result = raw["result"]
+            try:
+                out.append((seen, digest(result), result))
+            except TypeError:  # not JSON orjson can write
+                continue
+        return tuple(out)
+
+    def _seen(
+        self,
+        tool: str,
+        rules: tuple[tuple[str, RuleKey, Node], ...],
+        args: Any,
+        ident: int | None,
+    ) -> tuple[Seen, ...] | None:
+        """What each rule of `tool` sees of a call's arguments, once per distinct call (`ident`,
+        the grader's spelling id); None when the arguments are not JSON orjson can write."""
+        seen = self._cache.get((tool, ident)) if ident is not None else None
+        if seen is not None:
+            return seen
+        try:
+            spelling = digest(args)
+            seen = tuple(
+                (rule, digest(normalize(args, root, True)), spelling, _shown(args, path))
+                for path, rule, root in rules
+            )
+        except TypeError:
+            return None
+        if ident is not None:
+            if len(self._cache) >= _CACHE_SIZE:
+                items = list(self._cache.items())
+                self._cache = dict(items[len(items) // 2 :])
+            self._cache[(tool, ident)] = seen
+        return seen
 
 
 # ------------------------------------------------------------------------------------- evidence
@@ -197,17 +231,16 @@ class _Spelling:
     """The earliest call: (order, run id, source, value, reply digest, reply)."""
 
 
-def _bottom_k(table: dict[int, Any], key: int, limit: int) -> tuple[bool, bool]:
-    """Make room for `key` in a table that keeps the `limit` smallest keys: (whether `key` is
-    kept, whether something was left out). A key once left out is larger than every key kept
-    from then on, so the same keys are kept in any order of arrival, and each is counted whole."""
-    if key in table or len(table) < limit:
-        return True, False
+def _make_room(table: dict[int, Any], key: int) -> bool:
+    """A full table of a bottom-k sample (it keeps its `limit` smallest keys) meets a key it does
+    not hold: whether the key is kept, its largest key left out to make room. A key once left out
+    is larger than every key kept from then on, so the same keys are kept in any order of
+    arrival, and each is counted whole."""
     largest = max(table)
     if key > largest:
-        return False, True
+        return False
     del table[largest]
-    return True, True
+    return True
 
 
 @dataclass
@@ -218,22 +251,6 @@ class _Sample:
     calls: int = 0
     sampled: bool = False
 
-    def add(self, o: Observation, order: Order, run_id: str, source: str) -> None:
-        self.calls += 1
-        # The common case first: a call spelled, grouped and answered as one seen before.
-        group = self.groups.get(o.group)
-        if group is not None:
-            entry = group.get(o.spelling)
-            if entry is not None:
-                n = entry.replies.get(o.reply)
-                if n is not None:
-                    entry.replies[o.reply] = n + 1
-                    if entry.example is not None and order < entry.example[0]:
-                        entry.example = (order, run_id, source, o.value, o.reply, o.reply_value)
-                    return
-        example = (order, run_id, source, o.value, o.reply, o.reply_value)
-        self._insert(o.group, o.spelling, o.reply, 1, example)
-
     def _insert(
         self,
         g: int,
@@ -242,25 +259,34 @@ class _Sample:
         count: int,
         example: tuple[Order, str, str, Any, int, Any],
     ) -> None:
-        kept, lost = _bottom_k(self.groups, g, MAX_GROUPS)
-        self.sampled = self.sampled or lost
-        if not kept:
-            return
-        group = self.groups.setdefault(g, {})
-        kept, lost = _bottom_k(group, s, MAX_SPELLINGS)
-        self.sampled = self.sampled or lost
-        if not kept:
-            return
+        """Count `count` calls of group `g`, spelling `s`, answered `reply`, in the bounded
+        tables: each keeps its bound's smallest keys (`_make_room`)."""
+        groups = self.groups
+        group = groups.get(g)
+        if group is None:
+            if len(groups) >= MAX_GROUPS and not self._room(groups, g):
+                return
+            group = groups[g] = {}
         entry = group.get(s)
         if entry is None:
+            if len(group) >= MAX_SPELLINGS and not self._room(group, s):
+                return
             entry = group[s] = _Spelling()
-        kept, lost = _bottom_k(entry.replies, reply, MAX_REPLIES)
-        self.sampled = self.sampled or lost
-        if not kept:
-            return
-        entry.replies[reply] = entry.replies.get(reply, 0) + count
+        replies = entry.replies
+        n = replies.get(reply)
+        if n is None:
+            if len(replies) >= MAX_REPLIES and not self._room(replies, reply):
+                return
+            n = 0
+        replies[reply] = n + count
         if entry.example is None or example[0] < entry.example[0]:
             entry.example = example
+
+    def _room(self, table: dict[int, Any], key: int) -> bool:
+        """A full table meets a key it does not hold: whether the key is kept (`_make_room`);
+        either way something is left out."""
+        self.sampled = True
+        return _make_room(table, key)
 
     def merge(self, other: _Sample) -> None:
         """Add `other`'s calls (`other` is not used again: its tables may be adopted)."""
@@ -271,7 +297,7 @@ class _Sample:
             return
         # Whole groups and spellings are adopted where there is room, counts added in place;
         # only what would overflow a bound goes through `_insert`. The kept keys are the
-        # smallest whatever the order (`_bottom_k`), so this is the same as inserting each.
+        # smallest whatever the order (`_make_room`), so this is the same as inserting each.
         groups = self.groups
         for g, spellings in other.groups.items():
             mine_g = groups.get(g)
@@ -343,39 +369,61 @@ def pair_counts(spellings: Iterable[Mapping[int, int]]) -> tuple[int, int]:
 class ReplyEvidence:
     """Reply evidence for every declared rule, mergeable exactly (see the module docstring)."""
 
-    samples: dict[tuple[str, RuleKey], _Sample] = field(default_factory=dict)
-    """By (case id, (tool, parameter, rule))."""
+    samples: dict[str, dict[RuleKey, _Sample]] = field(default_factory=dict)
+    """By case id, then (tool, parameter, rule)."""
 
     def add(
         self,
         case_id: str,
-        observations: Sequence[Observation],
+        replied: Sequence[Replied],
         order: Order,
         run_id: str,
         source: str,
     ) -> None:
-        for o in observations:
-            key = (case_id, o.rule)
-            sample = self.samples.get(key)
-            if sample is None:
-                sample = self.samples[key] = _Sample()
-            sample.add(o, order, run_id, source)
+        """A run's calls with replies (`ReplyPlan.observe`), counted in its case's samples. The
+        common case first, with no object made: a call spelled, grouped and answered as one seen
+        before; else `_Sample._insert` with the call as a possible example."""
+        by_rule = self.samples.get(case_id)
+        if by_rule is None:
+            by_rule = self.samples[case_id] = {}
+        for seen, reply, result in replied:
+            for rule, g, s, value in seen:
+                sample = by_rule.get(rule)
+                if sample is None:
+                    sample = by_rule[rule] = _Sample()
+                sample.calls += 1
+                group = sample.groups.get(g)
+                entry = group.get(s) if group is not None else None
+                if entry is not None:
+                    n = entry.replies.get(reply)
+                    if n is not None:
+                        entry.replies[reply] = n + 1
+                        if entry.example is not None and order < entry.example[0]:
+                            entry.example = (order, run_id, source, value, reply, result)
+                        continue
+                sample._insert(g, s, reply, 1, (order, run_id, source, value, reply, result))
 
     def merge(self, other: ReplyEvidence) -> None:
-        for key, sample in other.samples.items():
-            mine = self.samples.get(key)
+        for case_id, theirs in other.samples.items():
+            mine = self.samples.get(case_id)
             if mine is None:
-                self.samples[key] = sample  # `other` is not used again (Summary.merge)
-            else:
-                mine.merge(sample)
+                self.samples[case_id] = theirs  # `other` is not used again (Summary.merge)
+                continue
+            for rule, sample in theirs.items():
+                kept = mine.get(rule)
+                if kept is None:
+                    mine[rule] = sample
+                else:
+                    kept.merge(sample)
 
     def to_json(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """(the rules in doubt: some pair's replies differ; the rules only confirmed), each entry
         with its pair counts over all cases, the calls seen, whether the sample was bounded, and
         for a rule in doubt the earliest pair whose replies differ."""
         by_rule: dict[RuleKey, list[tuple[str, _Sample]]] = {}
-        for (case_id, rule), sample in self.samples.items():
-            by_rule.setdefault(rule, []).append((case_id, sample))
+        for case_id, samples_of_case in self.samples.items():
+            for rule, sample in samples_of_case.items():
+                by_rule.setdefault(rule, []).append((case_id, sample))
         doubt: list[dict[str, Any]] = []
         confirmed: list[dict[str, Any]] = []
         for (tool, param, norm), samples in sorted(by_rule.items()):
