@@ -241,10 +241,10 @@ class _Out:
         """Summarize graded records of file `file_no`, numbered from `first`, and hand them to
         the writer, a batch at a time.
 
-        Without groups, one summary takes the whole file and is merged once: a summary is
+        Without groups, the records are added to the whole summary itself: a summary is
         bounded without merging (only a part's groups are not), and merging is exact, so this
-        is the summary a merge per batch gives, without the merges (about a fifth of what reply
-        evidence costs, whose samples are merged table by table). With groups, a summary a
+        is the summary a merge per batch gives, without the merges (merging was a fifth of what
+        reply evidence cost, whose samples are merged table by table). With groups, a summary a
         batch keeps their number small before the bounded whole folds them."""
         per_batch = self.group_by is not None
         part = self.new_summary() if per_batch else self.summary
