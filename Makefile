@@ -106,10 +106,15 @@ typecheck: $(DEV_STAMP)
 fuzz: $(DEV_STAMP)
 	EVALRUN_HYPOTHESIS=thorough EVALRUN_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -n $(PYTEST_JOBS) -m hypothesis
 
-$(BENCH_STAMP): pyproject.toml
+$(BENCH_STAMP): pyproject.toml $(NATIVE_SOURCES)
 	test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[bench]'
+ifeq ($(HAVE_CARGO),yes)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --force-reinstall --no-deps ./native
+else
+	@echo "no cargo here: the bench measures evalrun's Python core"
+endif
 	touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)

@@ -510,8 +510,18 @@ def table(rows: list[Measured], floor_m: Measured, peers: dict[str, Measured]) -
     return "\n".join(lines)
 
 
+def evalrun_version() -> str:
+    """What `evalrun --version` says, the core it runs on included: a bench environment without
+    the native extension measures the Python core, and the figures must say so."""
+    cmd = evalrun_cmd(Path("."), "table", 1)
+    cmd = [*cmd[: cmd.index("score")], "--version"]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    return done.stdout.strip() or done.stderr.strip()
+
+
 def bench(args: argparse.Namespace) -> None:
     print(f"machine: {machine()}")
+    print(f"measured: {evalrun_version()}")
     for n, kind in enumerate(args.corpora):
         if n:
             print("\n")
