@@ -16,7 +16,8 @@
 #               Rust through maturin) into .venv when cargo is there, and say in one line when it
 #               is not (then the Python core runs); a build that fails where cargo is fails make
 #   make bench  creates .venv/bench with the peers (the bench extra, which pulls in PyTorch, so it
-#               stays out of the dev environment), then runs scripts/bench.py (BENCH_ARGS=...)
+#               stays out of the dev environment) and the native core where cargo is, then runs
+#               scripts/bench.py (BENCH_ARGS=...)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
