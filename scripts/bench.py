@@ -46,7 +46,7 @@ import orjson
 
 # the corpus generator lives in bench_corpus.py (tests import it too); `generate` stays reachable
 # here for the scripts that load this file (bench_dask.py, bench_honest_rules.py)
-from bench_corpus import ROOT, ensure_corpus, generate  # noqa: F401
+from bench_corpus import CALLS_PER_CASE, ROOT, ensure_corpus, generate  # noqa: F401
 
 from evalrunner.model import MISSING
 from evalrunner.read.cases import load_cases
@@ -525,16 +525,35 @@ def bench(args: argparse.Namespace) -> None:
     for n, kind in enumerate(args.corpora):
         if n:
             print("\n")
-        bench_corpus(args, distinct=kind == "distinct")
+        bench_corpus(args, kind)
 
 
-def bench_corpus(args: argparse.Namespace, *, distinct: bool) -> None:
-    corpus = ensure_corpus(args.calls, args.corpus_dir, args.source, distinct=distinct)
+CORPORA = {
+    "distinct": "distinct runs (no run repeats another)",
+    "many-cases": "distinct runs, many small cases (each case copied: about "
+    f"{CALLS_PER_CASE} calls a case)",
+    "repeating": "repeating runs",
+}
+"""The corpora `--corpora` names, as each report calls them."""
+
+
+def corpus_of(args: argparse.Namespace, kind: str, calls: int | None = None) -> Path:
+    return ensure_corpus(
+        args.calls if calls is None else calls,
+        args.corpus_dir,
+        args.source,
+        distinct=kind == "distinct",
+        many_cases=kind == "many-cases",
+    )
+
+
+def bench_corpus(args: argparse.Namespace, kind: str) -> None:
+    corpus = corpus_of(args, kind)
     info = json.loads((corpus / "corpus.json").read_text())
     calls = info["calls"]
-    kind = "distinct runs (no run repeats another)" if distinct else "repeating runs"
+    cases = f", {info['cases']:,} cases" if "cases" in info else ""
     print(
-        f"corpus, {kind}: {corpus} ({info['runs']:,} runs, {calls:,} calls, "
+        f"corpus, {CORPORA[kind]}: {corpus} ({info['runs']:,} runs, {calls:,} calls{cases}, "
         f"{info['bytes'] / 1e6:.0f} MB in 8 files, one holding half; synthesized from "
         f"{info['surface']})"
     )
@@ -609,12 +628,15 @@ def summarize_targets(rows: list[Measured], floor_m: Measured, peers: dict[str, 
 
 
 def memory(args: argparse.Namespace) -> None:
-    """Peak RSS at two corpus sizes: flat in trace size means the same peak at both."""
+    """Peak RSS at two corpus sizes of the first of `--corpora` (distinct by default: the memo
+    and the case plans are bounded, and only a corpus that fills them shows it): flat in trace
+    size means the same peak at both."""
     sizes = args.memory_calls
     print(f"machine: {machine()}\n")
+    print(f"corpus: {CORPORA[args.corpora[0]]}\n")
     rows = []
     for calls in sizes:
-        corpus = ensure_corpus(calls, args.corpus_dir, args.source)
+        corpus = corpus_of(args, args.corpora[0], calls)
         for jobs in args.jobs:
             for fmt in ("table", "jsonl"):
                 name = f"{calls:,} calls, --jobs {jobs} --format {fmt}"
@@ -647,8 +669,7 @@ def profile(args: argparse.Namespace) -> None:
     extra has it), else measured with cProfile (which slows pure-Python code about 2x). The corpus
     is the first of `--corpora` (distinct by default: a repeating one hides the grading behind
     the memo)."""
-    distinct = args.corpora[0] == "distinct"
-    corpus = ensure_corpus(args.calls, args.corpus_dir, args.source, distinct=distinct)
+    corpus = corpus_of(args, args.corpora[0])
     score_args = evalrun_cmd(corpus, "jsonl", 1)
     score_args = score_args[score_args.index("score") :]
     spy = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
@@ -740,7 +761,8 @@ def main(argv: list[str] | None = None) -> None:
         "--corpora",
         type=lambda v: [x for x in v.split(",") if x],
         default=["distinct", "repeating"],
-        help="comma-separated, in order: distinct (no run repeats another), repeating",
+        help="comma-separated, in order: distinct (no run repeats another), many-cases "
+        f"(distinct, each case copied to about {CALLS_PER_CASE} calls a case), repeating",
     )
     ap.add_argument("--source", type=Path, help="a directory with tools/ and cases/ to use")
     ap.add_argument("--corpus-dir", type=Path, default=ROOT / "bench-corpus")
@@ -758,6 +780,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--profile", action="store_true", help="cProfile one process")
     ap.add_argument("--top", type=int, default=25, help="functions --profile lists")
     args = ap.parse_args(argv)
+    unknown = [k for k in args.corpora if k not in CORPORA]
+    if unknown or not args.corpora:
+        ap.error(f"--corpora: one or more of {', '.join(CORPORA)} (not {', '.join(unknown)})")
     args.corpus_dir.mkdir(parents=True, exist_ok=True)
     if args.memory:
         memory(args)

@@ -16,6 +16,7 @@ import re
 import shutil
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -809,16 +810,38 @@ def fingerprint(dirs: tuple[Path, Path] | None) -> str:
     return h.hexdigest()[:16]
 
 
+CALLS_PER_CASE = 11
+"""A many-cases corpus has about this many calls per case: 304,000 calls over 28,000 cases, the
+distinct-run corpus issue 31 was measured on (a suite of many small cases, a few runs each)."""
+
+
+def case_copies_for(calls: int, cases: int) -> int:
+    """How many copies of each of `cases` cases give `calls` calls about `CALLS_PER_CASE` each."""
+    return max(1, round(calls / (CALLS_PER_CASE * max(1, cases))))
+
+
 def ensure_corpus(
-    calls: int, out_root: Path, source: Path | None, *, quiet: bool = False, distinct: bool = False
+    calls: int,
+    out_root: Path,
+    source: Path | None,
+    *,
+    quiet: bool = False,
+    distinct: bool = False,
+    many_cases: bool = False,
 ) -> Path:
     """The corpus for `calls` calls, generated once and reused while its inputs are unchanged;
-    `distinct`: no run repeats an earlier one (`generate`)."""
+    `distinct`: no run repeats an earlier one (`generate`); `many_cases`: distinct, and each case
+    copied under new ids so that each has about `CALLS_PER_CASE` calls (what grows with the number
+    of cases, per-case plans and samples, shows; the source's few hundred cases hide it)."""
     dirs = source_dirs(source)
+    distinct = distinct or many_cases
     stamp = {"calls": calls, "seed": SEED, "source": fingerprint(dirs), "v": GENERATOR_VERSION}
     if distinct:
         stamp["distinct"] = "calls"  # distinct in calls, whatever the world (`generate`)
-    target = out_root / (f"calls-{calls}-distinct" if distinct else f"calls-{calls}")
+    if many_cases:
+        stamp["many_cases"] = CALLS_PER_CASE
+    name = f"calls-{calls}-distinct" if distinct else f"calls-{calls}"
+    target = out_root / (f"calls-{calls}-many-cases" if many_cases else name)
     stamp_file = target / "corpus.json"
     if stamp_file.exists():
         known = json.loads(stamp_file.read_text())
@@ -830,13 +853,14 @@ def ensure_corpus(
     tmp = out_root / f".{target.name}.tmp"
     if tmp.exists():
         shutil.rmtree(tmp)
-    info = generate(calls, tmp, dirs, distinct=distinct)
+    info = generate(calls, tmp, dirs, distinct=distinct, many_cases=many_cases)
     tmp.rename(target)
     (target / "corpus.json").write_text(json.dumps({**stamp, **info}, indent=2) + "\n")
     if not quiet:
         print(
             f"generated {target} in {time.perf_counter() - t0:.1f}s: {info['runs']:,} runs, "
-            f"{info['calls']:,} calls, {info['bytes'] / 1e6:.0f} MB, from {info['surface']}",
+            f"{info['calls']:,} calls, {info['cases']:,} cases, {info['bytes'] / 1e6:.0f} MB, "
+            f"from {info['surface']}",
             file=sys.stderr,
         )
     return target
@@ -847,7 +871,12 @@ DISTINCT_TRIES = 50
 
 
 def generate(
-    calls: int, target: Path, dirs: tuple[Path, Path] | None, *, distinct: bool = False
+    calls: int,
+    target: Path,
+    dirs: tuple[Path, Path] | None,
+    *,
+    distinct: bool = False,
+    many_cases: bool = False,
 ) -> dict:
     """Write tools/, cases/ and traces/ under `target`.
 
@@ -857,8 +886,10 @@ def generate(
     serve such runs from memory; the share grows with the corpus, as it would with real traces.
     With `distinct`, no run repeats an earlier one's calls, whatever its world: a run that would
     is drawn again (up to `DISTINCT_TRIES` times, then left out), so the grader's memo of graded
-    calls serves none of them.
+    calls serves none of them. With `many_cases`, each case is copied (`case_copies_for`) and its
+    runs are dealt out to its copies in turn, each still distinct from every run of the original.
     """
+    distinct = distinct or many_cases
     rng = random.Random(SEED)
     (target / "traces").mkdir(parents=True)
     if dirs is None:
@@ -879,6 +910,10 @@ def generate(
     tools = load_tools(target / "tools")
     cases = load_cases(target / "cases")
     mutator = Mutator(tools, cases, load_registry())
+    copies = case_copies_for(calls, len(cases)) if many_cases else 1
+    dealt: Counter[str] = Counter()
+    if copies > 1:
+        _copy_cases(target / "cases", copies)
 
     # One large file (half the calls: a single file must parallelize too) and seven smaller ones.
     shares = [0.5] + [0.5 / 7] * 7
@@ -912,6 +947,10 @@ def generate(
                             made_runs -= 1
                             continue
                     made_calls += len(record["calls"])
+                    if copies > 1:
+                        original = record["case_id"]
+                        record["case_id"] = f"{original}~{dealt[original] % copies}"
+                        dealt[original] += 1
                     line = orjson.dumps(record)
                     repeats += key in seen
                     seen.add(key)
@@ -927,7 +966,31 @@ def generate(
     return {
         "runs": made_runs,
         "calls": made_calls,
+        "cases": len(cases) * copies,
         "bytes": size,
         "surface": surface,
         "repeats": repeats,
     }
+
+
+def _copy_cases(folder: Path, copies: int) -> None:
+    """Each native case in `folder` (JSON: an object or a list; JSONL) written `copies` times, as
+    `ID~0` … `ID~{copies-1}`, in place of the original."""
+    for f in sorted(folder.rglob("*")):
+        if f.suffix not in (".json", ".jsonl") or not f.is_file():
+            continue
+        text = f.read_bytes()
+        if f.suffix == ".jsonl":
+            items = [orjson.loads(line) for line in text.splitlines() if line.strip()]
+        else:
+            loaded = orjson.loads(text)
+            items = loaded if isinstance(loaded, list) else [loaded]
+        copied = []
+        for case in items:
+            if not isinstance(case, dict) or "id" not in case:
+                raise SystemExit(f"bench: {f}: a case without an id cannot be copied")
+            copied += [{**case, "id": f"{case['id']}~{k}"} for k in range(copies)]
+        if f.suffix == ".jsonl":
+            f.write_bytes(b"".join(orjson.dumps(c) + b"\n" for c in copied))
+        else:
+            f.write_bytes(orjson.dumps(copied))
