@@ -68,6 +68,70 @@ def test_any_order_and_any_split_give_the_same_evidence():
         assert parts[0].merge(parts[1]).finish().to_json()["reply_evidence"] == want
 
 
+@pytest.mark.parametrize("batch", [1, 2, 3])
+@pytest.mark.parametrize("bound", ["MAX_GROUPS", "MAX_SPELLINGS", "MAX_REPLIES", None])
+def test_batches_and_bounds_keep_what_one_count_in_any_order_keeps(monkeypatch, batch, bound):
+    """Runs are counted in batches, and a full table remembers its largest key: at every batch
+    boundary and every bound, the evidence is the same in any order and any split."""
+    monkeypatch.setattr(replies, "_BATCH", batch)
+    if bound is not None:
+        monkeypatch.setattr(replies, bound, 1)
+    config, results, whole = _results()
+    want = whole.to_json()["reply_evidence"]
+    rng = random.Random(batch)
+    for _ in range(6):
+        order = list(enumerate(results))
+        rng.shuffle(order)
+        cut = rng.randint(0, len(order))
+        parts = []
+        for chunk in (order[:cut], order[cut:]):
+            s = Summary.for_tools(config.tools)
+            for n, r in chunk:
+                s.add(r, (0, n))
+            parts.append(s)
+        assert parts[0].merge(parts[1]).finish().to_json()["reply_evidence"] == want
+
+
+def _synthetic_runs(rng: random.Random, n: int) -> list[tuple[str, tuple, tuple, str, str]]:
+    """Runs of two cases calling one tool with one rule, few groups and spellings and many
+    replies, so that every bound is reached many times over."""
+    rule = ("search_logs", "since", "date")
+    runs = []
+    for i in range(n):
+        g, s = rng.randrange(6), rng.randrange(4)
+        seen = ((rule, g, 10 * g + s, f"v{g}.{s}"),)
+        reply = rng.randrange(40)
+        runs.append((f"case-{i % 2}", ((seen, reply, {"r": reply}),), (0, i), f"r{i}", f"t:{i}"))
+    return runs
+
+
+@pytest.mark.parametrize("bounds", [(2, 2, 2), (3, 2, 5), (1, 3, 1)])
+def test_full_tables_keep_the_same_sample_in_any_order_and_batching(monkeypatch, bounds):
+    for name, value in zip(("MAX_GROUPS", "MAX_SPELLINGS", "MAX_REPLIES"), bounds):
+        monkeypatch.setattr(replies, name, value)
+    rng = random.Random(sum(bounds))
+    runs = _synthetic_runs(rng, 400)
+
+    def evidence(runs, batch):
+        monkeypatch.setattr(replies, "_BATCH", batch)
+        ev = replies.ReplyEvidence()
+        for run in runs:
+            ev.add(*run)
+        return ev
+
+    want = evidence(runs, 1).to_json()
+    assert want[0] and want[0][0]["sampled"] is True
+    for batch in (1, 7, 1000):
+        shuffled = runs[:]
+        rng.shuffle(shuffled)
+        cut = rng.randrange(len(runs))
+        whole = evidence(shuffled, batch)
+        assert whole.to_json() == want
+        first, second = evidence(shuffled[:cut], batch), evidence(shuffled[cut:], batch)
+        first.merge(second)
+        assert first.to_json() == want
+
+
 def test_the_bound_is_said_when_reached(monkeypatch):
     monkeypatch.setattr(replies, "MAX_SPELLINGS", 2)
     _, _, summary = _results()
