@@ -98,6 +98,34 @@ def test_score_imports_no_other_command_nor_writer(tmp_path):
     # registry imports one when it is first asked for), nor OpenTelemetry's span conventions
     formats = {m for m in loaded if m.startswith("evalrunner.traces.formats.")}
     assert formats <= {"evalrunner.traces.formats._pairing", "evalrunner.traces.formats._walk"}
+    # imported where they are used: --jobs, a progress bar shown, an id made for a case record
+    # without one
+    for lazy in ("multiprocessing", "rich.progress", "hashlib"):
+        assert lazy not in loaded, lazy
+
+
+def test_score_imports_regex_only_for_a_pattern(tmp_path):
+    """The regex module is imported where a pattern is first compiled (a case's `matches`, an
+    --error-pattern, a built-in error text searched in a reply of another format's run): a
+    native run of a case without a pattern compiles none."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    case = {
+        "id": "tax-jp",
+        "accept": [[{"tool": "calculate_tax", "args": {"amount": 4900, "country": "JP"}}]],
+    }
+    (tmp_path / "cases.json").write_text(json.dumps([case]))
+    run = {"run_id": "r-1", "case_id": "tax-jp", "calls": [case["accept"][0][0]]}
+    (tmp_path / "one.jsonl").write_text(json.dumps(run) + "\n")
+    args = [str(tmp_path / "one.jsonl"), "--tools", str(root / "tools")]
+    loaded = _modules_after("score", *args, "--cases", str(tmp_path / "cases.json"))
+    assert "evalrunner.write.table" in loaded  # it did score
+    assert "regex" not in loaded
+    loaded = _modules_after(
+        "score", *args, "--cases", str(tmp_path / "cases.json"), "--error-pattern", "x"
+    )
+    assert "regex" in loaded
     # the example tools' schemas are told valid by read/schema_quick.py, without jsonschema
     assert "jsonschema" not in loaded
 
