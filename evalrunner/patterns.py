@@ -13,14 +13,19 @@ for the caller to treat as no match and to name where it happened.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import regex
+if TYPE_CHECKING:
+    import regex
+
+# The regex module (about 6 ms to import without a .pyc cache) is imported where a pattern is
+# first compiled: a scoring whose cases and traces hold none need not import it.
 
 TIMEOUT: Final = 0.25
 """Seconds one search may take. An honest pattern answers in microseconds on a reply; one that
 takes a quarter of a second backtracks catastrophically, and would take minutes."""
-DOTALL: Final = regex.DOTALL
+DOTALL: Final = 0x10
+"""`regex.DOTALL` (`re.DOTALL`'s value; tests/test_hostile_outputs.py checks it)."""
 
 
 class PatternError(ValueError):
@@ -31,6 +36,8 @@ class PatternError(ValueError):
 def compiled(pattern: str, flags: int = 0) -> regex.Pattern[str]:
     """`pattern` compiled (once per pattern and flags), in `re`'s syntax; PatternError when it
     is not a regular expression."""
+    import regex
+
     try:
         return regex.compile(pattern, flags | regex.VERSION0)
     except (regex.error, RecursionError, OverflowError, ValueError) as e:

@@ -139,7 +139,7 @@ def test_workers_are_no_more_than_the_batches_and_cpus(tmp_path, monkeypatch):
             started.append(n)
             return self.ctx.Pool(n, *args)
 
-    monkeypatch.setattr(scoring.multiprocessing, "get_context", Context)
+    monkeypatch.setattr(multiprocessing, "get_context", Context)
     monkeypatch.setattr(scoring, "available_cpus", lambda: 2)
     trace = tmp_path / "a.jsonl"
     trace.write_bytes(LINES[0])
@@ -227,6 +227,30 @@ def test_text_of_the_data_is_escaped_before_the_layout():
     assert "a\\x1b]8;;x\\x07.jsonl:7" in said and "\\x1b[2J\\x07\\r" in said
     assert "line is not valid JSON: invalid literal, expected 'null'" in said
     assert "r\\x08\\x0c\\u202e" in said
+
+
+def test_the_terminal_escapes_are_the_same_characters_in_re_as_in_regex():
+    """terminal.py writes its classes for `re` (the regex module is left out of score's table);
+    they must match exactly the code points the regex module's spelling, `\\p{Cs}` for the
+    surrogates, matched, every one of them."""
+    import re
+
+    import regex
+
+    from evalrunner import patterns, terminal
+
+    assert patterns.DOTALL == regex.DOTALL  # patterns.py spells it without importing regex
+
+    others = terminal._OTHERS.replace("\\ud800-\\udfff", "\\p{Cs}")
+    assert others != terminal._OTHERS
+    for ours, spelled in (
+        (terminal._ANY, f"[\\x00-\\x1f{others}]"),
+        (terminal._BUT_LAYOUT, f"[\\x00-\\x08\\x0b-\\x1f{others}]"),
+    ):
+        assert isinstance(ours, re.Pattern)
+        theirs = regex.compile(spelled)
+        every = "".join(map(chr, range(0x110000)))
+        assert ours.findall(every) == theirs.findall(every)
 
 
 # ---------------------------------------------------------------- no traceback, no exit 1

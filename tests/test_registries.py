@@ -83,3 +83,26 @@ def test_every_trace_format_is_offered_documented_and_detected():
         assert fmt.summary and fmt.looks_like
     orders = [f.order for f in FORMATS.values()]
     assert orders == sorted(orders)  # the registry is in detection order
+
+
+def test_the_trace_format_table_is_the_modules():
+    """The registry imports a built-in format's module only when the format is first asked for,
+    so it knows the formats from `formats.TABLE`: the table must list every format module in
+    `formats/`, under the name and detection order the module's FORMAT says, in that order."""
+    import pkgutil
+    from importlib import import_module
+
+    from evalrunner.traces import formats
+
+    modules = sorted(
+        m.name
+        for m in pkgutil.iter_modules(formats.__path__)
+        if not m.name.startswith("_") and not m.ispkg
+    )
+    assert sorted(module for _, module, _ in formats.TABLE) == modules
+    for name, module, order in formats.TABLE:
+        fmt = import_module(f"evalrunner.traces.formats.{module}").FORMAT
+        assert (fmt.name, fmt.order) == (name, order), module
+    rows = [(order, name) for name, _, order in formats.TABLE]
+    assert rows == sorted(rows)  # the table reads in detection order
+    assert [name for name, _, _ in formats.TABLE] == list(FORMATS)

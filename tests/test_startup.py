@@ -94,6 +94,38 @@ def test_score_imports_no_other_command_nor_writer(tmp_path):
         assert parts[1] != "write" or parts[2] in ("table", "wording"), name
     # typer 0.29 and later build every option through pydantic (pyproject caps typer below it)
     assert "pydantic" not in loaded
+    # a native run is read without detection: no trace format's module is imported (the
+    # registry imports one when it is first asked for), nor OpenTelemetry's span conventions
+    formats = {m for m in loaded if m.startswith("evalrunner.traces.formats.")}
+    assert formats <= {"evalrunner.traces.formats._pairing", "evalrunner.traces.formats._walk"}
+    # imported where they are used: --jobs, a progress bar shown, an id made for a case record
+    # without one
+    for lazy in ("multiprocessing", "rich.progress", "hashlib"):
+        assert lazy not in loaded, lazy
+
+
+def test_score_imports_regex_only_for_a_pattern(tmp_path):
+    """The regex module is imported where a pattern is first compiled (a case's `matches`, an
+    --error-pattern, a built-in error text searched in a reply of another format's run): a
+    native run of a case without a pattern compiles none."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    case = {
+        "id": "tax-jp",
+        "accept": [[{"tool": "calculate_tax", "args": {"amount": 4900, "country": "JP"}}]],
+    }
+    (tmp_path / "cases.json").write_text(json.dumps([case]))
+    run = {"run_id": "r-1", "case_id": "tax-jp", "calls": [case["accept"][0][0]]}
+    (tmp_path / "one.jsonl").write_text(json.dumps(run) + "\n")
+    args = [str(tmp_path / "one.jsonl"), "--tools", str(root / "tools")]
+    loaded = _modules_after("score", *args, "--cases", str(tmp_path / "cases.json"))
+    assert "evalrunner.write.table" in loaded  # it did score
+    assert "regex" not in loaded
+    loaded = _modules_after(
+        "score", *args, "--cases", str(tmp_path / "cases.json"), "--error-pattern", "x"
+    )
+    assert "regex" in loaded
     # the example tools' schemas are told valid by read/schema_quick.py, without jsonschema
     assert "jsonschema" not in loaded
 
@@ -110,3 +142,31 @@ def test_the_listed_writer_is_the_modules_own(name):
         own.shows_runs,
         own.renders_results,
     )
+
+
+DETECT = """
+import json, sys
+from evalrunner.traces import detect
+detect(json.loads(sys.argv[1]))
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_detection_imports_no_format_after_the_one_that_reads_the_line():
+    """Detection asks the formats in order, each module imported when its format is first asked
+    for: a span (the second format tried) imports native's and otel's, no other format's."""
+    from pathlib import Path
+
+    from evalrunner.traces.formats import TABLE
+
+    root = Path(__file__).resolve().parent
+    line = (root / "data" / "frameworks" / "genai-chat-spans.jsonl").read_text().split("\n")[0]
+    done = subprocess.run(
+        [sys.executable, "-c", DETECT, line], capture_output=True, text=True, check=True
+    )
+    loaded = set(json.loads(done.stdout))
+    modules = {f"evalrunner.traces.formats.{module}" for _, module, _ in TABLE}
+    assert modules & loaded == {
+        "evalrunner.traces.formats.native",
+        "evalrunner.traces.formats.otel",
+    }

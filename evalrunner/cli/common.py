@@ -13,11 +13,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import IO, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
 from ..grade.grader import REPORTED_READINGS
 from ..model import InputError
@@ -31,6 +30,9 @@ from ..traces.files import inside, read_under
 from ..traces.limits import MAX_LINE_BYTES
 from ..words import counted
 from ..write.table import data_console as data_console  # the listings print through it too
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 try:  # typer vendors its own click from 0.2x on: its contexts are not click's
     from typer._click.core import ParameterSource
@@ -335,6 +337,9 @@ class _Progress:
         if self.bar is None:
             if time.monotonic() - self.start < self.DELAY:
                 return
+            # imported when a bar is first shown (half a second into a reading)
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
             self.bar = Progress(
                 SpinnerColumn(),
                 TextColumn(f"{self.what}: {{task.completed:,}} records"),

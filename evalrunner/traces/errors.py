@@ -12,14 +12,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
-import regex
 
 from ..jsonvalue import dumps as json_dumps
 from ..model import InputError
 from ..patterns import DOTALL, TIMEOUT, PatternError, compiled, search
+
+if TYPE_CHECKING:
+    import regex
 
 
 @dataclass(frozen=True)
@@ -107,10 +110,15 @@ class ErrorPatterns:
 
     def __init__(self, user: Iterable[str] = ()) -> None:
         self.user = tuple(_compile(p) for p in user)
-        self.builtin = tuple(compiled(e.pattern, DOTALL) for e in FRAMEWORK_ERRORS)
         self.timeouts: list[tuple[str, str]] = []
         """(`file:line`, pattern) for each search that ran out of time, not yet taken."""
         self._slow: Counter[str] = Counter()
+
+    @cached_property
+    def builtin(self) -> tuple[regex.Pattern[str], ...]:
+        """The built-in patterns (`FRAMEWORK_ERRORS`), compiled when first searched: a reading
+        of native runs, to which they do not apply, compiles none (nor imports regex)."""
+        return tuple(compiled(e.pattern, DOTALL) for e in FRAMEWORK_ERRORS)
 
     def mark(self, calls: Any, *, builtin: bool, source: str = "") -> None:
         """Flag each native call (a dict) whose text reply matches a pattern: `is_error`."""

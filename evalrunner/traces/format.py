@@ -1,14 +1,15 @@
 """What a trace format declares about itself, once: its name, how a line in it is recognised, and
 how its records become native runs.
 
-Each format is one module in `evalrunner/traces/formats/` that defines `FORMAT = TraceFormat(...)`;
-the package is scanned for them (`formats/__init__.py`), the registry (`registry.py`) orders them,
-and plugins join through the `evalrunner.trace_formats` entry-point group. What generic code would
-otherwise know by a format's name is declared here, on the format: how it claims a `messages`
-list (`claims_message`), the shape of a logged request/response pair in its provider's API
-(`exchange`), the markers of a call for the never-a-silent-zero guard (`call_types`,
-`call_keys`), and its case and run id keys. The CLI's `--trace-format` choices, the detection
-order, the "no known format" message and the docs' list of formats all come from the registry.
+Each format is one module in `evalrunner/traces/formats/` that defines `FORMAT = TraceFormat(...)`,
+listed in `formats/__init__.py`'s `TABLE`; the registry (`registry.py`) orders them and imports
+each when it is first asked for, and plugins join through the `evalrunner.trace_formats`
+entry-point group. What generic code would otherwise know by a format's name is declared here,
+on the format: how it claims a `messages` list (`claims_message`), the shape of a logged
+request/response pair in its provider's API (`exchange`), the markers of a call for the
+never-a-silent-zero guard (`call_types`, `call_keys`), and its case and run id keys. The CLI's
+`--trace-format` choices, the detection order, the "no known format" message and the docs' list
+of formats all come from the registry.
 """
 
 from __future__ import annotations

@@ -30,8 +30,7 @@ from .format import (
     TraceFormat,
 )
 from .formats._pairing import is_str_in
-from .formats.openai_responses import ITEM_TYPES
-from .formats.otel import walk
+from .formats._walk import walk
 from .last_lines import LastLines
 from .limits import MAX_EXPANDED_BYTES, MAX_LINE_BYTES
 from .native import decode, parse_record
@@ -91,13 +90,15 @@ def bare_list(key: str) -> str:
     )
 
 
-RESPONSES_ITEMS = ITEM_TYPES - {"message"}  # a Responses "message" item is the one Chat-like
-
-
 def _bare_key(items: list[dict[str, Any]]) -> str:
     """Where a bare list goes in a record: OpenAI Responses items (`to_input_list()`, typed
     `function_call`, `function_call_output`, ...) under `input`, messages under `messages`."""
-    responses = any(is_str_in(item.get("type"), RESPONSES_ITEMS) for item in items)
+    from .formats.openai_responses import ITEM_TYPES  # imported where a bare list is read
+
+    # a Responses "message" item is the one Chat-like
+    responses = any(
+        is_str_in(item.get("type"), ITEM_TYPES) and item["type"] != "message" for item in items
+    )
     return "input" if responses else "messages"
 
 

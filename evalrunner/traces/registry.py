@@ -9,37 +9,86 @@ A plugin is a `TraceFormat` exported through the `evalrunner.trace_formats` entr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
+from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Any
 
 from ..model import InputError
 from .format import TraceFormat
-from .formats import BUILTIN
+from .formats import TABLE
 
 ENTRY_POINT_GROUP = "evalrunner.trace_formats"
 AUTO = "auto"
 """`--trace-format auto`: each line in whichever format it is in."""
 
 
-def _ordered(formats: list[TraceFormat]) -> dict[str, TraceFormat]:
-    return {f.name: f for f in sorted(formats, key=lambda f: (f.order, f.name))}
+@cache
+def _builtin(name: str, module: str, order: int) -> TraceFormat:
+    """A built-in format, its module imported (once): the `FORMAT` it defines, which must say
+    the name and order its row in `formats.TABLE` says."""
+    found = getattr(import_module(f"{__package__}.formats.{module}"), "FORMAT", None)
+    if not isinstance(found, TraceFormat):
+        raise TypeError(f"evalrunner.traces.formats.{module} defines no FORMAT = TraceFormat(...)")
+    if (found.name, found.order) != (name, order):
+        raise TypeError(
+            f"evalrunner.traces.formats.{module}: FORMAT is {found.name!r} (order {found.order}) "
+            f"but formats.TABLE lists {name!r} (order {order})"
+        )
+    return found
 
 
-BUILTINS: Mapping[str, TraceFormat] = _ordered(list(BUILTIN))
-"""The built-in formats by name, in detection order."""
+class Formats(Mapping[str, TraceFormat]):
+    """Trace formats by name, in detection order (`order`, then name). A built-in format's module
+    is imported when the format is first asked for, so the names, and detection up to the first
+    format that reads a line, import no other format's module."""
+
+    __slots__ = ("_found", "_rows")
+
+    def __init__(self, rows: Iterable[tuple[str, int, TraceFormat | str]]) -> None:
+        ordered = sorted(rows, key=lambda row: (row[1], row[0]))
+        self._rows = {name: (order, where) for name, order, where in ordered}
+        """name -> (order, the format, or the module in `formats/` that defines it)."""
+        self._found = {name: w for name, _, w in ordered if isinstance(w, TraceFormat)}
+
+    def __getitem__(self, name: str) -> TraceFormat:
+        found = self._found.get(name)
+        if found is None:
+            order, module = self._rows[name]  # KeyError for a name not listed
+            assert isinstance(module, str)
+            found = self._found[name] = _builtin(name, module, order)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._rows
+
+    def rows(self) -> list[tuple[str, int, TraceFormat | str]]:
+        """(name, order, format or module) for each format, in detection order."""
+        return [(name, order, where) for name, (order, where) in self._rows.items()]
+
+
+BUILTINS: Formats = Formats((name, order, module) for name, module, order in TABLE)
+"""The built-in formats by name, in detection order (`formats.TABLE`), each module imported when
+its format is first asked for."""
 
 
 @cache
 def trace_formats() -> Mapping[str, TraceFormat]:
-    """Every format, built-ins and plugins, by name in detection order.
+    """Every format, built-ins and plugins, by name in detection order (a built-in's module is
+    imported when it is first asked for; plugins are loaded here).
 
     A plugin that fails to load, is not a `TraceFormat`, or whose name clashes with another
     format's is an InputError naming both.
     """
-    found = list(BUILTINS.values())
-    names = {f.name: "built-in" for f in found}
+    found = BUILTINS.rows()
+    names = {name: "built-in" for name, _, _ in found}
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value)):
         try:
             fmt = ep.load()
@@ -60,8 +109,8 @@ def trace_formats() -> Mapping[str, TraceFormat]:
                 f"{fmt.name!r} ({where}); give the plugin's format another name"
             )
         names[fmt.name] = ep.value
-        found.append(fmt)
-    return _ordered(found)
+        found.append((fmt.name, fmt.order, fmt))
+    return Formats(found)
 
 
 def resolve(name: str) -> TraceFormat | None:

@@ -15,7 +15,6 @@ shown wherever the cases are read (never a silent drop).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,6 +146,8 @@ def _yaml(raw: bytes, file: Path) -> Any:
 def stable_id(prefix: str, value: Any) -> str:
     """An id for a record that has none: the same content gives the same id on every read, and
     moving records around in the file does not change it."""
+    import hashlib  # for the formats whose records may have no id (OpenSSL's set-up: about 3 ms)
+
     digest = hashlib.sha256(dumps(value, orjson.OPT_SORT_KEYS)).hexdigest()[:12]
     return f"{prefix}-{digest}"
 

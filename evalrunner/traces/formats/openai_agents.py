@@ -23,7 +23,8 @@ from ...model import TraceError
 from ..format import GroupKeys, LoggedRecord, NativeRecord, TraceFormat
 from ._grouping import GroupLimits, Trace, TraceGrouper
 from ._pairing import id_key, native_call, openai_reply
-from .otel import _carry_errors, _nanos, _ordered, walk
+from ._walk import walk
+from .otel import _carry_errors, _nanos, _ordered
 
 
 @dataclass(slots=True, eq=False)

@@ -22,8 +22,8 @@ from ...model import TraceError
 from ..format import GroupKeys, LoggedRecord, NativeRecord, TraceFormat
 from ._grouping import GroupLimits, Trace, TraceGrouper
 from ._pairing import id_key, is_str_in
+from ._walk import walk
 from .spans import CONVENTIONS, Span, SpanConvention
-from .spans._span import json_value
 
 # Span attributes, on any span of the trace.
 CASE_ATTR = "evalrun.case_id"
@@ -474,22 +474,6 @@ def _prefixes(key: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(
         (".".join(parts[:cut]), tuple(parts[cut:])) for cut in range(len(parts) - 1, 0, -1)
     )
-
-
-def walk(value: Any, parts: list[str] | tuple[str, ...]) -> Any:
-    """A path into a value; a string holding a JSON object or list is read as JSON on the way.
-    None when the path leads nowhere."""
-    for part in parts:
-        value = json_value(value)
-        if type(value) is dict:
-            value = value.get(part)
-        elif type(value) is list and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
-            return None
-        if value is None:
-            return None
-    return value
 
 
 def _held(value: Any) -> int:

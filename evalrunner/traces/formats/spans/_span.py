@@ -6,8 +6,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ....jsonvalue import loads
-
 
 @dataclass(slots=True)
 class Span:
@@ -113,16 +111,6 @@ def bound_arguments(value: Any) -> Any:
     if not value.keys() <= BOUND or value.get("args") not in (None, []):
         return value
     return value["kwargs"]
-
-
-def json_value(value: Any) -> Any:
-    """An attribute that holds JSON text, decoded (anything else as it is)."""
-    if type(value) is str and value[:1] in ("{", "["):
-        try:
-            return loads(value)
-        except ValueError:
-            return value
-    return value
 
 
 def indexed(attrs: dict[str, Any], prefix: str) -> dict[int, dict[str, Any]]:

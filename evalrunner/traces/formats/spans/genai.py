@@ -10,7 +10,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ._span import Span, SpanConvention, SpanRead, json_value
+from .._walk import json_value
+from ._span import Span, SpanConvention, SpanRead
 
 ARGUMENTS = ("gen_ai.tool.call.arguments", "tool_arguments", "gcp.vertex.agent.tool_call_args")
 RESULTS = ("gen_ai.tool.call.result", "tool_response", "gcp.vertex.agent.tool_response")

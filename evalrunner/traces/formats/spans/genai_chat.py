@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._span import Span, SpanConvention, SpanRead, asks_for_tools, json_value
+from .._walk import json_value
+from ._span import Span, SpanConvention, SpanRead, asks_for_tools
 
 FINISH_REASONS = "gen_ai.response.finish_reasons"
 

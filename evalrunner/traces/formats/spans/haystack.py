@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._span import Span, SpanConvention, SpanRead, json_value, put_args
+from .._walk import json_value
+from ._span import Span, SpanConvention, SpanRead, put_args
 
 TOOL_SPAN = "haystack.agent.step.tool"
 TOOL_NAME = "haystack.tool.name"

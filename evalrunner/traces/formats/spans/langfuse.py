@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._span import Span, SpanConvention, SpanRead, bound_arguments, json_value
+from .._walk import json_value
+from ._span import Span, SpanConvention, SpanRead, bound_arguments
 
 TYPE = "langfuse.observation.type"
 INPUT = "langfuse.observation.input"

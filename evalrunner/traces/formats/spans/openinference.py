@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._walk import json_value
 from ._span import (
     REDACTED,
     Span,
@@ -21,7 +22,6 @@ from ._span import (
     asks_for_tools,
     bound_arguments,
     indexed,
-    json_value,
     put_args,
 )
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._span import Span, SpanConvention, SpanRead, asks_for_tools, indexed, json_value
+from .._walk import json_value
+from ._span import Span, SpanConvention, SpanRead, asks_for_tools, indexed
 
 COMPLETION = "gen_ai.completion."
 PROMPT = "gen_ai.prompt."

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._span import Span, SpanConvention, SpanRead, json_value, put_args
+from .._walk import json_value
+from ._span import Span, SpanConvention, SpanRead, put_args
 
 OPERATION = "ai.operationId"
 TOOL_SPAN = "ai.toolCall"
