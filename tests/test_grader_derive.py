@@ -65,3 +65,27 @@ def test_a_derived_grader_for_one_case_grades_its_runs_as_the_full_grader():
     mine = [(s, r) for s, r in records if r["case_id"] == case_id]  # type: ignore[index]
     one = base.derive(cases={case_id: cases[case_id]})
     assert _verdicts(one, mine) == _verdicts(Grader(tools, cases), mine)
+
+
+def test_a_derived_grader_compiles_again_only_the_judged_cases_a_change_touches(monkeypatch):
+    """A judged case is compiled when a grader is made (its input errors raised early); a derived
+    grader with the same plans for every tool the case names has nothing new to raise."""
+    tools, cases, registry = load_tools(ROOT / "tools"), load_cases(ROOT / "cases"), load_registry()
+    judged = {c.id: c for c in cases.values() if any(s.judge for seq in c.accept for s in seq)}
+    assert judged
+    base = Grader(tools, cases, registry=registry)
+    compiled: list[str] = []
+    real = Grader._compile_case
+
+    def counting(self: Grader, case: object) -> object:
+        compiled.append(case.id)  # type: ignore[attr-defined]
+        return real(self, case)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Grader, "_compile_case", counting)
+    base.derive()
+    assert compiled == []
+    step_tool = next(s.tool for c in judged.values() for seq in c.accept for s in seq if s.judge)
+    param = sorted(tools[step_tool].params.properties)[0]
+    base.derive(with_changes(tools, [Change(step_tool, (param,), NormSpec("casefold"))]))
+    names = {c.id for c in judged.values() if any(s.tool == step_tool for q in c.accept for s in q)}
+    assert set(compiled) == names

@@ -314,9 +314,10 @@ class Grader:
         reported: str = PER_CALL,
         replies: bool = True,
         compiled: Mapping[str, ToolPlan] | None = None,
+        parent: Grader | None = None,
     ) -> None:
         """`replies`: observe reply evidence (`replies.py`); `compiled`: tool plans already
-        compiled for these very tools (`derive`)."""
+        compiled for these very tools, and `parent` the grader they come from (`derive`)."""
         registry = registry if registry is not None else load_registry()
         if reported not in REPORTED_READINGS:
             raise ValueError(f"reported must be one of {', '.join(REPORTED_READINGS)}")
@@ -344,7 +345,17 @@ class Grader:
         self._registry = registry
         for case in self.cases.values():
             if any(step.judge and step.tool in self.tools for seq in case.accept for step in seq):
+                if parent is not None and parent._checked(case, self.plans):
+                    continue
                 self._case_plan(case)  # a judge that names no parameter is an input error now
+
+    def _checked(self, case: Case, plans: Mapping[str, ToolPlan]) -> bool:
+        """Whether this grader was made with `case` itself, every tool its steps name planned by
+        the very plans in `plans`: then compiling it again (to raise its input errors early)
+        would raise nothing new. A what-if grader compiles it when it grades it, as any grader."""
+        return self.cases.get(case.id) is case and all(
+            plans.get(step.tool) is self.plans.get(step.tool) for seq in case.accept for step in seq
+        )
 
     def __reduce__(self) -> tuple[Any, ...]:
         """A grader pickles as what it was made from, never with its caches: a fresh grader is
@@ -368,7 +379,8 @@ class Grader:
     ) -> Grader:
         """A grader for a what-if (suggest): other tools or other cases, keeping this grader's
         compiled plan of every tool that is the same object in both (a plan is read-only, and
-        compiling forty tools for every what-if costs more than the regrade). It reads
+        compiling forty tools for every what-if costs more than the regrade), and compiling
+        again no case this grader has checked with those same plans (`_checked`). It reads
         verdicts only: no reply evidence, no absorbable count. Its tables are its own (spelling
         ids are per grader)."""
         tools = self.tools if tools is None else tools
@@ -380,6 +392,7 @@ class Grader:
             reported=self.reported,
             replies=False,
             compiled=kept,
+            parent=self,
         )
         grader.absorber = None
         return grader
