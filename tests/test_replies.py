@@ -51,11 +51,12 @@ def test_pairs_split_by_equal_and_different_replies():
     )
 
 
-def test_any_order_and_any_split_give_the_same_evidence():
+def _assert_any_order_and_split_agree(rng: random.Random, rounds: int) -> None:
+    """The scenario's runs, shuffled and split in two summaries `rounds` times: merged, each
+    gives the evidence one summary of them all gives."""
     config, results, whole = _results()
     want = whole.to_json()["reply_evidence"]
-    rng = random.Random(7)
-    for _ in range(10):
+    for _ in range(rounds):
         order = list(enumerate(results))
         rng.shuffle(order)
         cut = rng.randint(0, len(order))
@@ -66,6 +67,10 @@ def test_any_order_and_any_split_give_the_same_evidence():
                 s.add(r, (0, n))
             parts.append(s)
         assert parts[0].merge(parts[1]).finish().to_json()["reply_evidence"] == want
+
+
+def test_any_order_and_any_split_give_the_same_evidence():
+    _assert_any_order_and_split_agree(random.Random(7), 10)
 
 
 @pytest.mark.parametrize("batch", [1, 2, 3])
@@ -76,20 +81,7 @@ def test_batches_and_bounds_keep_what_one_count_in_any_order_keeps(monkeypatch, 
     monkeypatch.setattr(replies, "_BATCH", batch)
     if bound is not None:
         monkeypatch.setattr(replies, bound, 1)
-    config, results, whole = _results()
-    want = whole.to_json()["reply_evidence"]
-    rng = random.Random(batch)
-    for _ in range(6):
-        order = list(enumerate(results))
-        rng.shuffle(order)
-        cut = rng.randint(0, len(order))
-        parts = []
-        for chunk in (order[:cut], order[cut:]):
-            s = Summary.for_tools(config.tools)
-            for n, r in chunk:
-                s.add(r, (0, n))
-            parts.append(s)
-        assert parts[0].merge(parts[1]).finish().to_json()["reply_evidence"] == want
+    _assert_any_order_and_split_agree(random.Random(batch), 6)
 
 
 def _synthetic_runs(rng: random.Random, n: int) -> list[tuple[str, tuple, tuple, str, str]]:

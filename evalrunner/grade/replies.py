@@ -230,22 +230,26 @@ class _Spelling:
     example: tuple[Order, str, str, Any, int, Any] | None = None
     """The spelling's earliest call, its reply counted or left out: (order, run id, source,
     value, reply digest, reply). A spelling kept in the end met every one of its calls (a key
-    once left out is never kept again: `_make_room`), so this is the same in any order."""
+    once left out is never kept again: `make_room`), so this is the same in any order."""
     top: int | None = None
     """The largest reply digest kept, once known while `replies` is full (None: not known): a
     call repeated with replies that all differ (an id in each) is left out at one comparison."""
 
 
-def _make_room(table: dict[int, Any], key: int) -> bool:
+def make_room(table: dict[int, Any], key: int, top: int | None = None) -> tuple[bool, int | None]:
     """A full table of a bottom-k sample (it keeps its `limit` smallest keys) meets a key it does
     not hold: whether the key is kept, its largest key left out to make room. A key once left out
     is larger than every key kept from then on, so the same keys are kept in any order of
-    arrival, and each is counted whole."""
-    largest = max(table)
+    arrival, and each is counted whole.
+
+    `top`: the table's largest key when the caller knows it (else it is looked for). Also
+    returned: the table's largest key afterwards where known (None once it has been left out),
+    for the caller to keep: a table that keeps leaving keys out then costs one comparison each."""
+    largest = max(table) if top is None else top
     if key > largest:
-        return False
+        return False, largest
     del table[largest]
-    return True
+    return True, None
 
 
 @dataclass
@@ -268,24 +272,18 @@ class _Sample:
         example: tuple[Order, str, str, Any, int, Any],
     ) -> None:
         """Count `count` calls of group `g`, spelling `s`, answered `reply`, in the bounded
-        tables: each keeps its bound's smallest keys (`_make_room`)."""
+        tables: each keeps its bound's smallest keys (`make_room`)."""
         groups = self.groups
         group = groups.get(g)
         if group is None:
             if len(groups) >= MAX_GROUPS:
-                self.sampled = True
-                top = self.top
-                if top is None:
-                    top = max(groups)
-                if g > top:
-                    self.top = top
+                kept, self.top = self._room(groups, g, self.top)
+                if not kept:
                     return
-                del groups[top]  # as `_make_room`: the largest goes, and the new maximum
-                self.top = None  # is looked for when next needed
             group = groups[g] = {}
         entry = group.get(s)
         if entry is None:
-            if len(group) >= MAX_SPELLINGS and not self._room(group, s):
+            if len(group) >= MAX_SPELLINGS and not self._room(group, s)[0]:
                 return
             entry = group[s] = _Spelling()
         if entry.example is None or example[0] < entry.example[0]:
@@ -294,23 +292,19 @@ class _Sample:
         n = replies.get(reply)
         if n is None:
             if len(replies) >= MAX_REPLIES:
-                self.sampled = True
-                top = entry.top
-                if top is None:
-                    top = max(replies)
-                if reply > top:
-                    entry.top = top
+                kept, entry.top = self._room(replies, reply, entry.top)
+                if not kept:
                     return
-                del replies[top]  # as `_make_room`
-                entry.top = None
             n = 0
         replies[reply] = n + count
 
-    def _room(self, table: dict[int, Any], key: int) -> bool:
-        """A full table meets a key it does not hold: whether the key is kept (`_make_room`);
-        either way something is left out."""
+    def _room(
+        self, table: dict[int, Any], key: int, top: int | None = None
+    ) -> tuple[bool, int | None]:
+        """A full table meets a key it does not hold: `make_room`; either way something is left
+        out."""
         self.sampled = True
-        return _make_room(table, key)
+        return make_room(table, key, top)
 
     def merge(self, other: _Sample) -> None:
         """Add `other`'s calls (`other` is not used again: its tables may be adopted)."""
@@ -321,7 +315,7 @@ class _Sample:
             return
         # Whole groups and spellings are adopted where there is room, counts added in place;
         # only what would overflow a bound goes through `_insert`. The kept keys are the
-        # smallest whatever the order (`_make_room`), so this is the same as inserting each.
+        # smallest whatever the order (`make_room`), so this is the same as inserting each.
         groups = self.groups
         for g, spellings in other.groups.items():
             mine_g = groups.get(g)

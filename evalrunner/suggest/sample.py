@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..grade.replies import REPLY_CHARS, digest
+from ..grade.replies import REPLY_CHARS, digest, make_room
 from ..jsonvalue import short_json
 
 MAX_CALLS: Final = 256
@@ -71,17 +71,13 @@ class ReplySample:
         if entry is None:
             if len(table) >= MAX_CALLS:
                 self.sampled.add(key)
-                largest = max(table)
-                if spelling > largest:
+                if not make_room(table, spelling)[0]:
                     return
-                del table[largest]
             entry = table[spelling] = Sent(args)
         if reply not in entry.replies and len(entry.replies) >= MAX_REPLIES:
             self.sampled.add(key)
-            largest = max(entry.replies)
-            if reply > largest:
+            if not make_room(entry.replies, reply)[0]:
                 return
-            del entry.replies[largest]
         entry.replies[reply] += count
         if entry.example is None:
             entry.example = example
