@@ -659,13 +659,20 @@ class Grader:
         except AlignmentTooLarge as e:  # one run past the bound of work: said, not a stall
             return TraceError(source, str(e))
 
-    def _read_calls(self, raw_calls: list[Any]) -> tuple[list[_Interned], list[bool], bool] | None:
-        """Each call interned, whether it errored, and whether any call holds a key that can
-        flag an error (`result` is one: a run without one has no reply evidence to look at);
-        None when a call cannot be read (then `parse_record` says why)."""
+    def _read_calls(
+        self, raw_calls: list[Any]
+    ) -> tuple[list[_Interned], list[bool], list[Replied] | None] | None:
+        """Each call interned, whether it errored, and its calls' reply evidence (None without
+        any); None when a call cannot be read (then `parse_record` says why).
+
+        The evidence is taken here, in the one pass over the calls: only a call holding one of
+        the keys that can flag an error can hold a `result` (it is one), so the calls without a
+        reply are passed over at the set test that says whether they errored."""
         interned, errored = [], []
-        flagged = False
+        answered: list[Replied] | None = None
         intern = self._intern
+        plan = self.replies
+        rules = plan.rules
         for raw in raw_calls:
             if type(raw) is not dict:
                 return None
@@ -673,16 +680,25 @@ class Grader:
             if tool is None:
                 return None
             try:
-                interned.append(intern(tool, call_args(raw)))
+                entry = intern(tool, call_args(raw))
             except TypeError:  # arguments orjson cannot write (not from a JSON line): read slowly
                 return None
+            interned.append(entry)
             # Most calls carry none of the keys that can flag an error: one set test says so.
             if _FLAG_KEYS.isdisjoint(raw):
                 errored.append(False)
-            else:
-                flagged = True
-                errored.append(is_errored(raw, raw.get("result", MISSING)))
-        return interned, errored, flagged
+                continue
+            result = raw.get("result", MISSING)
+            e = is_errored(raw, result)
+            errored.append(e)
+            if result is not MISSING and not e and tool in rules:
+                replied = plan.answered(tool, entry, result)
+                if replied is not None:
+                    if answered is None:
+                        answered = [replied]
+                    else:
+                        answered.append(replied)
+        return interned, errored, answered
 
     def _grade_read(
         self,
@@ -692,7 +708,7 @@ class Grader:
         raw_calls: list[Any],
         interned: list[_Interned],
         errored: list[bool],
-        flagged: bool,
+        answered: list[Replied] | None,
     ) -> RunResult:
         key = (case.id, tuple(-1 - c.id if e else c.id for c, e in zip(interned, errored)))
         graded = self._memo.get(key)
@@ -707,16 +723,13 @@ class Grader:
                 self._memo = _newer_half(self._memo)
             self._memo[key] = graded
         world = record.get("world", MISSING)
-        replies: tuple[Replied, ...] = ()
-        if flagged and self.replies.rules:
-            replies = self.replies.observe_read(raw_calls, interned, errored)
         return _finish(
             run_id_of(record, source),
             source,
             case,
             graded,
             MISSING if world is None else world,
-            replies,
+            tuple(answered) if answered else (),
         )
 
     def grade(self, run: Run) -> RunResult | TraceError:
@@ -731,7 +744,7 @@ class Grader:
         replies: tuple[Replied, ...] = ()
         if self.replies.rules:
             replies = self.replies.observe(
-                (c.tool, c.args, c.result, None)
+                (c.tool, c.args, c.result)
                 for c in run.calls
                 if not c.errored and c.malformed is None
             )

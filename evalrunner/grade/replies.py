@@ -24,13 +24,12 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import orjson
 
 from ..jsonvalue import MISSING, dumps, short_json
 from ..model import Param, Tool
-from ..traces.native import call_tool
 from .compare import Node, compile_param, normalize
 from .norms import Normalizer
 
@@ -131,6 +130,17 @@ def _only(param: Param, target: Param) -> Param:
     )
 
 
+class Interned(Protocol):
+    """A call as the grader interned it (`Grader._intern`)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def args(self) -> Any: ...
+    @property
+    def malformed(self) -> str | None: ...
+
+
 class ReplyPlan:
     """Per tool, one compiled tree per declared rule (that rule alone)."""
 
@@ -147,17 +157,17 @@ class ReplyPlan:
                 found.append((p.path, (name, p.path, p.norm.name), root))
             if found:
                 self.rules[name] = tuple(found)
-        self._cache: dict[tuple[str, int], tuple[Seen, ...]] = {}
+        self._cache: dict[int, tuple[Seen, ...]] = {}
 
-    def observe(self, calls: Iterable[tuple[str, Any, Any, int | None]]) -> tuple[Replied, ...]:
-        """The evidence of calls given as (tool, arguments, result, spelling id or None): only
-        well-formed, not errored calls with a recorded result, to tools with rules."""
+    def observe(self, calls: Iterable[tuple[str, Any, Any]]) -> tuple[Replied, ...]:
+        """The evidence of calls given as (tool, arguments, result): only well-formed, not
+        errored calls with a recorded result, to tools with rules."""
         out: list[Replied] = []
-        for tool, args, result, ident in calls:
+        for tool, args, result in calls:
             rules = self.rules.get(tool)
             if rules is None or result is MISSING:
                 continue
-            seen = self._seen(tool, rules, args, ident)
+            seen = self._seen(rules, args, None)
             if seen is None:
                 continue
             try:
@@ -166,42 +176,29 @@ class ReplyPlan:
                 continue
         return tuple(out)
 
-    def observe_read(
-        self, raw_calls: Sequence[Any], interned: Sequence[Any], errored: Sequence[bool]
-    ) -> tuple[Replied, ...]:
-        """`observe` on a record's calls as the grader read them (`Grader._read_calls`: each a
-        dict naming its tool, with its interned spelling and whether it errored), in one pass:
-        most calls carry no result, and are passed over at one key test."""
-        out: list[Replied] = []
-        for raw, c, e in zip(raw_calls, interned, errored):
-            if "result" not in raw or e or c.malformed is not None:
-                continue
-            tool = call_tool(raw)
-            rules = self.rules.get(tool) if tool is not None else None
-            if tool is None or rules is None:
-                continue
-            seen = self._seen(tool, rules, c.args, c.id)
+    def answered(self, tool: str, call: Interned, result: Any) -> Replied | None:
+        """The evidence of one call as the grader reads it (`Grader._read_calls`): a call to
+        `tool`, which has rules, not errored, with its interned spelling and its recorded
+        `result`; None when it is malformed or not JSON orjson can write. What the rules see of
+        a spelling is worked out once, kept by the grader's spelling id."""
+        seen = self._cache.get(call.id)
+        if seen is None:
+            if call.malformed is not None:
+                return None
+            seen = self._seen(self.rules[tool], call.args, call.id)
             if seen is None:
-                continue
-            result = raw["result"]
-            try:
-                out.append((seen, digest(result), result))
-            except TypeError:  # not JSON orjson can write
-                continue
-        return tuple(out)
+                return None
+        try:
+            return (seen, digest(result), result)
+        except TypeError:  # not JSON orjson can write
+            return None
 
     def _seen(
-        self,
-        tool: str,
-        rules: tuple[tuple[str, RuleKey, Node], ...],
-        args: Any,
-        ident: int | None,
+        self, rules: tuple[tuple[str, RuleKey, Node], ...], args: Any, ident: int | None
     ) -> tuple[Seen, ...] | None:
-        """What each rule of `tool` sees of a call's arguments, once per distinct call (`ident`,
-        the grader's spelling id); None when the arguments are not JSON orjson can write."""
-        seen = self._cache.get((tool, ident)) if ident is not None else None
-        if seen is not None:
-            return seen
+        """What each of a tool's `rules` sees of a call's arguments, kept by `ident` (the
+        grader's spelling id, which names the tool too, and is never given to another spelling;
+        None: not kept); None when the arguments are not JSON orjson can write."""
         try:
             spelling = digest(args)
             seen = tuple(
@@ -214,7 +211,7 @@ class ReplyPlan:
             if len(self._cache) >= _CACHE_SIZE:
                 items = list(self._cache.items())
                 self._cache = dict(items[len(items) // 2 :])
-            self._cache[(tool, ident)] = seen
+            self._cache[ident] = seen
         return seen
 
 
@@ -252,7 +249,7 @@ def make_room(table: dict[int, Any], key: int, top: int | None = None) -> tuple[
     return True, None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Sample:
     """One (case, tool, rule)'s bounded sample: group digest -> spelling digest -> replies."""
 
@@ -407,10 +404,45 @@ class ReplyEvidence:
         return self._samples
 
     def _count(self) -> None:
-        """Count the batch waiting."""
+        """Count the batch waiting: each run's calls with replies in its case's samples. The
+        common cases first, with no object made: a call spelled, grouped and answered as one
+        seen before, a reply its spelling's full table leaves out, or one its table has room
+        for; else `_Sample._insert` with the call as a possible example."""
         pending, self._pending = self._pending, []
-        for run in pending:
-            self._add(*run)
+        samples = self._samples
+        for case_id, replied, order, run_id, source in pending:
+            by_rule = samples.get(case_id)
+            if by_rule is None:
+                by_rule = samples[case_id] = {}
+            for seen, reply, result in replied:
+                for rule, g, s, value in seen:
+                    sample = by_rule.get(rule)
+                    if sample is None:
+                        sample = by_rule[rule] = _Sample()
+                    sample.calls += 1
+                    group = sample.groups.get(g)
+                    entry = group.get(s) if group is not None else None
+                    if entry is None:
+                        example = (order, run_id, source, value, reply, result)
+                        sample._insert(g, s, reply, 1, example)
+                        continue
+                    replies = entry.replies
+                    n = replies.get(reply)
+                    if n is not None:
+                        replies[reply] = n + 1
+                    else:
+                        top = entry.top
+                        if top is not None and reply > top:  # a reply left out (`_insert`)
+                            sample.sampled = True
+                        elif len(replies) < MAX_REPLIES:
+                            replies[reply] = 1
+                        else:
+                            example = (order, run_id, source, value, reply, result)
+                            sample._insert(g, s, reply, 1, example)
+                            continue
+                    known = entry.example
+                    if known is not None and order < known[0]:
+                        entry.example = (order, run_id, source, value, reply, result)
 
     def add(
         self,
@@ -420,49 +452,11 @@ class ReplyEvidence:
         run_id: str,
         source: str,
     ) -> None:
-        """A run's calls with replies (`ReplyPlan.observe`), counted with its batch."""
+        """A run's calls with replies (`ReplyPlan.answered`), counted with its batch."""
         pending = self._pending
         pending.append((case_id, replied, order, run_id, source))
         if len(pending) >= _BATCH:
             self._count()
-
-    def _add(
-        self,
-        case_id: str,
-        replied: Sequence[Replied],
-        order: Order,
-        run_id: str,
-        source: str,
-    ) -> None:
-        """A run's calls with replies counted in its case's samples. The common cases first, with
-        no object made: a call spelled, grouped and answered as one seen before, or a reply its
-        spelling's full table leaves out; else `_Sample._insert` with the call as a possible
-        example."""
-        by_rule = self._samples.get(case_id)
-        if by_rule is None:
-            by_rule = self._samples[case_id] = {}
-        for seen, reply, result in replied:
-            for rule, g, s, value in seen:
-                sample = by_rule.get(rule)
-                if sample is None:
-                    sample = by_rule[rule] = _Sample()
-                sample.calls += 1
-                group = sample.groups.get(g)
-                entry = group.get(s) if group is not None else None
-                if entry is not None:
-                    n = entry.replies.get(reply)
-                    if n is not None:
-                        entry.replies[reply] = n + 1
-                        if entry.example is not None and order < entry.example[0]:
-                            entry.example = (order, run_id, source, value, reply, result)
-                        continue
-                    top = entry.top
-                    if top is not None and reply > top:  # a reply left out (`_insert`)
-                        sample.sampled = True
-                        if entry.example is not None and order < entry.example[0]:
-                            entry.example = (order, run_id, source, value, reply, result)
-                        continue
-                sample._insert(g, s, reply, 1, (order, run_id, source, value, reply, result))
 
     def merge(self, other: ReplyEvidence) -> None:
         samples = self.samples
