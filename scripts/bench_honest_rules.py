@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """What issue 25's checks cost `evalrun score`: schema validity before any rule, reply evidence,
 and the count of failing calls a built-in rule would absorb. Scores the bench corpus (made by
-scripts/bench.py) with all three on, then with them switched off in-process, alternating, and
-prints the best CPU time of each (`--wall`: wall clock); the difference is their cost.
+scripts/bench.py) with all three on and with them switched off in-process, both once a round in a
+shuffled order, and prints the median of the rounds' ratios and the best against the best (CPU;
+`--wall`: wall clock).
 
     python scripts/bench_honest_rules.py [--calls 1000000] [--repeat 3]
 """
@@ -10,7 +11,9 @@ prints the best CPU time of each (`--wall`: wall clock); the difference is their
 from __future__ import annotations
 
 import argparse
+import random
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -81,15 +84,30 @@ def main() -> None:
     import bench
 
     corpus = bench.ensure_corpus(args.calls, ROOT / "bench-corpus", None)
-    on, off = [], []
+    # Each round runs both, in a shuffled order: the machine drifts by more than the cost over
+    # a few minutes, and a fixed order charges the drift to one side. The cost is read as the
+    # median of the rounds' ratios, the best against the best beside it.
+    shuffle = random.Random(1).shuffle
+    on: list[float] = []
+    off: list[float] = []
     for _ in range(args.repeat):
-        on.append(timed(corpus, off=False))
-        off.append(timed(corpus, off=True))
+        order = [False, True]
+        shuffle(order)
+        for switched_off in order:
+            (off if switched_off else on).append(timed(corpus, off=switched_off))
     best_on, best_off = min(on), min(off)
+    ratio = statistics.median(a / b for a, b in zip(on, off))
     print(f"corpus: {corpus} ({'wall clock' if args.wall else 'CPU'} seconds)")
-    print(f"with the checks:    best {best_on:.2f} s of {', '.join(f'{t:.2f}' for t in on)}")
-    print(f"without the checks: best {best_off:.2f} s of {', '.join(f'{t:.2f}' for t in off)}")
-    print(f"cost: {best_on - best_off:+.2f} s ({100 * (best_on - best_off) / best_off:+.1f}%)")
+    print(f"with the checks:    median {statistics.median(on):.2f} s of {_list(on)}")
+    print(f"without the checks: median {statistics.median(off):.2f} s of {_list(off)}")
+    print(
+        f"cost: median of the rounds' ratios {100 * (ratio - 1):+.1f}%, "
+        f"best against best {100 * (best_on / best_off - 1):+.1f}%"
+    )
+
+
+def _list(times: list[float]) -> str:
+    return ", ".join(f"{t:.2f}" for t in times)
 
 
 if __name__ == "__main__":
