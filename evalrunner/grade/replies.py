@@ -406,8 +406,8 @@ class ReplyEvidence:
     def _count(self) -> None:
         """Count the batch waiting: each run's calls with replies in its case's samples. The
         common cases first, with no object made: a call spelled, grouped and answered as one
-        seen before, a reply its spelling's full table leaves out, or one its table has room
-        for; else `_Sample._insert` with the call as a possible example."""
+        seen before, or a reply its spelling's full table leaves out; else `_Sample._insert`
+        with the call as a possible example."""
         pending, self._pending = self._pending, []
         samples = self._samples
         for case_id, replied, order, run_id, source in pending:
@@ -434,8 +434,6 @@ class ReplyEvidence:
                         top = entry.top
                         if top is not None and reply > top:  # a reply left out (`_insert`)
                             sample.sampled = True
-                        elif len(replies) < MAX_REPLIES:
-                            replies[reply] = 1
                         else:
                             example = (order, run_id, source, value, reply, result)
                             sample._insert(g, s, reply, 1, example)
