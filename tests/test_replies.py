@@ -292,3 +292,54 @@ def test_replies_with_one_long_head_show_their_difference_in_the_results(tmp_pat
         '… hour","z_lines":["09:00 disk full"]}',
         '… hour","z_lines":["08:00 deploy"]}',
     ]
+
+
+def test_a_call_without_the_rules_parameter_is_neither_counted_nor_kept(tmp_path, monkeypatch):
+    """With its parameter absent the rule changes nothing: the call's group holds its spelling
+    alone, so it is in no pair. It is not among the rule's `calls`, and it takes no place in a
+    bounded sample that a pair could have had (with one group kept, the absent-`level` calls
+    would have held it, digests permitting, and the pair been lost)."""
+    for d in ("tools", "cases", "traces"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "tools" / "t.json").write_text(
+        json.dumps(
+            {
+                "name": "search_logs",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "service": {"type": "string"},
+                        "level": {"type": "string", "x-eval-norm": "casefold"},
+                    },
+                },
+            }
+        )
+    )
+    (tmp_path / "cases" / "c.json").write_text(
+        json.dumps({"id": "c", "accept": [[{"tool": "search_logs", "args": {"service": "api"}}]]})
+    )
+    lines = [
+        {
+            "run_id": f"n{i}",
+            "case_id": "c",
+            "calls": [{"tool": "search_logs", "args": {"service": f"s{i}"}, "result": {"n": i}}],
+        }
+        for i in range(40)
+    ] + [
+        {
+            "run_id": f"l{i}",
+            "case_id": "c",
+            "calls": [
+                {"tool": "search_logs", "args": {"service": "api", "level": lv}, "result": {"n": i}}
+            ],
+        }
+        for i, lv in enumerate(["ERROR", "error"])
+    ]
+    (tmp_path / "traces" / "r.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    monkeypatch.setattr(replies, "MAX_GROUPS", 1)
+    args = ["--tools", str(tmp_path / "tools"), "--cases", str(tmp_path / "cases")]
+    result = CliRunner().invoke(app, ["score", str(tmp_path / "traces"), *args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (doubt,) = json.loads(result.stdout)["summary"]["reply_evidence"]
+    assert (doubt["param"], doubt["calls"], doubt["pairs_differ"]) == ("level", 2, 1)
+    assert doubt["sampled"] is False

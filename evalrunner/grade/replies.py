@@ -6,11 +6,12 @@ is the only witness: two recorded calls of one case to one tool whose arguments 
 the rule equates them should get the same reply. Equal replies confirm the rule; different ones
 put it in doubt (`date` on a log search's `since`: a window an hour off returns other log lines).
 
-Per call, per declared rule of its tool: the call's *group* (its arguments with that one rule
-applied, nothing else: no other rule, no default), its *spelling* (the arguments as JSON) and its
-reply, each as a 64-bit digest. Two calls of one group with different spellings are a pair. The
-evidence changes no verdict: it is collected beside grading, from the calls' `result`s, which
-grading never reads.
+Per call, per declared rule of its tool whose parameter the call holds: the call's *group* (its
+arguments with that one rule applied, nothing else: no other rule, no default), its *spelling*
+(the arguments as JSON) and its reply, each as a 64-bit digest. (Where the parameter is absent the
+rule changes nothing: the group holds one spelling, and no pair.) Two calls of one group with
+different spellings are a pair. The evidence changes no verdict: it is collected beside grading,
+from the calls' `result`s, which grading never reads.
 
 Memory is bounded: per (case, tool, rule), the `MAX_GROUPS` groups with the smallest digests, in
 each the `MAX_SPELLINGS` spellings with the smallest digests, in each up to `MAX_REPLIES` distinct
@@ -100,11 +101,6 @@ def value_at(args: Any, path: str) -> Any:
     return value
 
 
-def _shown(args: Any, path: str) -> Any:
-    found = value_at(args, path)
-    return None if found is MISSING else found
-
-
 RuleKey = tuple[str, str, str]
 """(tool, parameter, rule name)."""
 
@@ -168,7 +164,7 @@ class ReplyPlan:
             if rules is None or result is MISSING:
                 continue
             seen = self._seen(rules, args, None)
-            if seen is None:
+            if not seen:
                 continue
             try:
                 out.append((seen, digest(result), result))
@@ -188,6 +184,8 @@ class ReplyPlan:
             seen = self._seen(self.rules[tool], call.args, call.id)
             if seen is None:
                 return None
+        if not seen:
+            return None
         try:
             return (seen, digest(result), result)
         except TypeError:  # not JSON orjson can write
@@ -199,14 +197,21 @@ class ReplyPlan:
         """What each of a tool's `rules` sees of a call's arguments, kept by `ident` (the
         grader's spelling id, which names the tool too, and is never given to another spelling;
         None: not kept); None when the arguments are not JSON orjson can write."""
+        found: list[Seen] = []
+        spelling = None
         try:
-            spelling = digest(args)
-            seen = tuple(
-                (rule, digest(normalize(args, root, True)), spelling, _shown(args, path))
-                for path, rule, root in rules
-            )
+            for path, rule, root in rules:
+                value = value_at(args, path)
+                if value is MISSING:
+                    # In no pair: with its parameter absent, the rule changes nothing, so every
+                    # call of the group is spelled alike. Neither observed nor counted.
+                    continue
+                if spelling is None:
+                    spelling = digest(args)
+                found.append((rule, digest(normalize(args, root, True)), spelling, value))
         except TypeError:
             return None
+        seen = tuple(found)
         if ident is not None:
             if len(self._cache) >= _CACHE_SIZE:
                 items = list(self._cache.items())
