@@ -151,18 +151,20 @@ def _what_if(
         grader = _grader(changed, base)
     except InputError:  # a change that is no valid case (a judge on a tool without the path)
         return None
-    gains = failed = unverified = 0
-    moved: list[Group] = []
-    for g in groups:
-        if g.calls_ok or not _passes(_grade_group(grader, changed, g)):
-            continue
-        gains += g.runs
-        failed += g.effects_failed
-        unverified += g.unverified
-        moved.append(g)
-    held = [g for g in evidence if any(g is m for m in moved)]
+    # The evidence groups first: when none of them passes the change has no evidence, and the
+    # other groups need no grading at all (most what-ifs end here).
+    held = [g for g in evidence if not g.calls_ok and _passes(_grade_group(grader, changed, g))]
     if not held:
         return None
+    passed, graded = {id(g) for g in held}, {id(g) for g in evidence}
+    gains = failed = unverified = 0
+    for g in groups:
+        if id(g) in passed or (
+            id(g) not in graded and not g.calls_ok and _passes(_grade_group(grader, changed, g))
+        ):
+            gains += g.runs
+            failed += g.effects_failed
+            unverified += g.unverified
     examples = tuple(
         Example(run_id, source) for g in held for run_id, source in g.checked_examples
     )[:EXAMPLES]
