@@ -198,3 +198,36 @@ def test_tiny_tables_give_the_same_results(monkeypatch, tmp_path):
     monkeypatch.setattr(report, "_RENDERED_SIZE", 4)
     tiny = CliRunner().invoke(app, args).stdout
     assert tiny == normal and normal.count("\n") == 4043
+
+
+def test_a_judged_step_never_answers_for_another_case_s_judge(monkeypatch):
+    """A judged step compares by its case plan's own tool plan; the comparisons it caches must
+    stay that plan's when the case plan is dropped (past CASE_PLANS_SIZE) and a later plan takes
+    its place in memory. Half the cases let `b@x.io` through, half do not."""
+    from evalrunner.grade import grader as score
+    from evalrunner.model import Call, Run
+    from evalrunner.read.cases import parse_case
+    from evalrunner.read.tools import load_tools
+
+    monkeypatch.setattr(score, "CASE_PLANS_SIZE", 2)
+    tools = load_tools(SCENARIOS / "judge_step_rules" / "tools")
+
+    def case(case_id: str, allowed: list[str]):
+        step = {"tool": "send_email", "args": {"to": "a@x.io", "subject": "Hi"}}
+        step["judge"] = {"to": {"one_of": allowed}}
+        return parse_case({"id": case_id, "accept": [[step]]}, case_id)
+
+    cases = {}
+    for i in range(100):
+        cases[f"wide{i}"] = case(f"wide{i}", ["a@x.io", "b@x.io"])
+        cases[f"narrow{i}"] = case(f"narrow{i}", ["a@x.io", "c@x.io"])
+    grader = score.Grader(tools, cases)
+    call = Call("send_email", {"to": "b@x.io", "subject": "Hi"})
+    order = [f"{kind}{i}" for i in range(100) for kind in ("wide", "narrow")] * 3
+    wrong = []
+    for case_id in order:
+        result = grader.grade(Run("r", case_id, (call,)))
+        assert isinstance(result, RunResult)
+        if (result.accepted is not None) != case_id.startswith("wide"):
+            wrong.append(case_id)
+    assert wrong == []

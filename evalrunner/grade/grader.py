@@ -546,7 +546,9 @@ class Grader:
             return plan.compare(c.call.args, other.call.args, checked=checked)
         key: tuple[Any, ...] = (c.ident, ident, checked)
         if plan.judged:
-            key = (*key, id(plan))
+            # the plan itself, not its id(): a judged plan is its case plan's, freed when that
+            # is dropped, and a later plan at the same address must not find these entries
+            key = (*key, plan)
         found = self._comparisons.get(key)
         if found is None:
             if len(self._comparisons) >= COMPARISONS_SIZE:
@@ -583,8 +585,8 @@ class Grader:
             if call.ident is None or step.ident is None:
                 return plan.equivalent(call.call.args, step.call.args, checked=False)
             pair = (call.ident, -1 - step.ident)
-            if plan.judged:  # not symmetric, and the judged plan is the step's own
-                pair = (*pair, id(plan))
+            if plan.judged:  # not symmetric, and the judged plan is the step's own (the plan,
+                pair = (*pair, plan)  # not its id(), which a later plan may reuse: `_compare`)
         else:
             plan = x.plan
             if not plan.pairwise:
