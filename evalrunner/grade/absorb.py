@@ -32,6 +32,10 @@ CANDIDATES: Final = (
 )
 """The built-in rules tried, in no particular order (`suggest` picks the narrowest)."""
 
+_UNDECLARED_ITEMS: Final = Node(param=Param(path="[]", schema={}))
+"""The items of a list whose schema declares none: one node for all (the absorber answers yes or
+no, so no path is ever shown), never a temporary whose id a later parameter could reuse."""
+
 
 class Absorber:
     """Tries the built-in rules on a mismatch's differing values."""
@@ -76,7 +80,7 @@ class Absorber:
                     return False
             return True
         if type(a) is list and type(e) is list and len(a) == len(e):
-            items = node.items or Node(param=Param(path=f"{node.param.path}[]", schema={}))
+            items = node.items or _UNDECLARED_ITEMS
             return all(self._absorbs(x, y, items) for x, y in zip(a, e))
         return False
 
