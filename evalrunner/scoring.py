@@ -12,7 +12,7 @@ import os
 import re
 import signal
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -22,7 +22,8 @@ from .grade.grader import PER_CALL, Grader, RunResult
 from .grade.norms import Normalizer, load_registry
 from .model import Case, InputError, Tool, TraceError
 from .read.case_formats import CaseWarning
-from .read.cases import load_cases, unknown_tools
+from .read.case_store import keep
+from .read.cases import each_case, unknown_tools
 from .read.tools import load_tools
 from .summary import Order, Summary
 from .summary.groups import (
@@ -59,7 +60,9 @@ class Config:
     """Tools, cases and normalizers, checked and ready to grade with."""
 
     tools: dict[str, Tool]
-    cases: dict[str, Case]
+    cases: Mapping[str, Case]
+    """Every case by id: a dict, or for a large suite a `CaseStore` (compact, each case parsed
+    back when it is read: `case_store.keep`)."""
     registry: dict[str, Normalizer] = field(repr=False)
     grader: Grader = field(repr=False, compare=False)
     warnings: tuple[str, ...] = ()
@@ -85,8 +88,15 @@ def load_config(
             "the folder or file that defines your tools"
         )
     read: list[CaseWarning] = []
-    cases = load_cases(cases_dir, case_format=case_format, warnings=read)
-    warnings = (*map(str, read), *(u.message for u in unknown_tools(cases, tools)))
+    unknown: list[str] = []
+
+    def noted(cases: Iterable[Case]) -> Iterator[Case]:
+        for case in cases:  # each case as it is read: the store never holds them all as objects
+            unknown.extend(u.message for u in unknown_tools({case.id: case}, tools))
+            yield case
+
+    cases = keep(noted(each_case(cases_dir, case_format, read)))
+    warnings = (*map(str, read), *unknown)
     grader = Grader(tools, cases, registry=registry, reported=reported)
     return Config(tools, cases, registry, grader, warnings)
 

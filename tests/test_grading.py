@@ -179,6 +179,7 @@ def test_tiny_tables_give_the_same_results(monkeypatch, tmp_path):
 
     from evalrunner.cli import app
     from evalrunner.grade import grader as score
+    from evalrunner.read import case_store
     from evalrunner.write import results as report
 
     root = Path(__file__).parent.parent
@@ -196,6 +197,8 @@ def test_tiny_tables_give_the_same_results(monkeypatch, tmp_path):
     for name in ("MEMO_SIZE", "CALLS_SIZE", "COMPARISONS_SIZE", "CASE_PLANS_SIZE"):
         monkeypatch.setattr(score, name, 4)
     monkeypatch.setattr(report, "_RENDERED_SIZE", 4)
+    monkeypatch.setattr(case_store, "STORE_FROM", 4)  # the cases kept as a store, too
+    monkeypatch.setattr(case_store, "LIVE_CASES", 4)
     tiny = CliRunner().invoke(app, args).stdout
     assert tiny == normal and normal.count("\n") == 4043
 

@@ -43,6 +43,7 @@ from ..model import (
     Tool,
     TraceError,
 )
+from ..read.case_store import CaseStore
 from ..read.cases import step_label
 from ..shapes import (
     ALTERNATE_PATH,
@@ -92,6 +93,11 @@ REPORTED_READINGS = (PER_CALL, LIST)
 graded call by call (the case's match mode, exact repeats forgiven); `list`, the plain
 `calls == expected` a test suite writes: the whole call list, errored attempts and repeats and
 all, equal as JSON to the canonical sequence."""
+
+
+def _copied(cases: Mapping[str, Case]) -> Mapping[str, Case]:
+    """A grader's cases (a dict, or a `CaseStore`: pickles shared, live objects not), copied."""
+    return cases.copy() if isinstance(cases, (dict, CaseStore)) else dict(cases)
 
 
 def _newer_half(table: dict[Any, Any]) -> dict[Any, Any]:
@@ -324,7 +330,7 @@ class Grader:
         self.reported = reported
         """How the reported check reads (`REPORTED_READINGS`)."""
         self.tools = dict(tools)
-        self.cases = dict(cases)
+        self.cases: Mapping[str, Case] = cases if type(cases) is CaseStore else dict(cases)
         compiled = compiled or {}
         self.plans: dict[str, ToolPlan] = {
             n: compiled.get(n) or ToolPlan.compile(t, registry) for n, t in tools.items()
@@ -343,7 +349,8 @@ class Grader:
         self._comparisons: dict[tuple[Any, ...], Comparison] = {}
         self._equivalences: dict[tuple[Any, ...], bool] = {}
         self._registry = registry
-        for case in self.cases.values():
+        judged = self.cases.judged() if type(self.cases) is CaseStore else self.cases.values()
+        for case in judged:  # a store names its judged cases: the others stay unread
             if any(step.judge and step.tool in self.tools for seq in case.accept for step in seq):
                 if parent is not None and parent._checked(case, self.plans):
                     continue
@@ -366,7 +373,7 @@ class Grader:
             _rebuild_grader,
             (
                 self.tools.copy(),
-                self.cases.copy(),
+                _copied(self.cases),
                 self._registry,
                 self.reported,
                 self.absorber is not None,
@@ -404,6 +411,12 @@ class Grader:
         if found is None:
             found = self.plans[tool] = ToolPlan.unknown(tool)
         return found
+
+    def _case(self, case_id: str) -> Case | None:
+        """The case by id: its compiled plan's while there is one (a `CaseStore` would read it
+        back from its pickle, a new object each time it has left the store's live table)."""
+        compiled = self._case_plans.get(case_id)
+        return compiled.case if compiled is not None else self.cases.get(case_id)
 
     def _case_plan(self, case: Case) -> _CasePlan:
         found = self._case_plans.get(case.id)
@@ -651,7 +664,7 @@ class Grader:
         try:
             if type(record) is dict:
                 case_id, raw_calls = record.get("case_id"), record.get("calls")
-                case = self.cases.get(case_id) if type(case_id) is str else None
+                case = self._case(case_id) if type(case_id) is str else None
                 if case is not None and type(raw_calls) is list:
                     read = self._read_calls(raw_calls)
                     if read is not None:
@@ -736,7 +749,7 @@ class Grader:
 
     def grade(self, run: Run) -> RunResult | TraceError:
         """The run's verdicts; a TraceError when its case is unknown."""
-        case = self.cases.get(run.case_id) if run.case_id is not None else None
+        case = self._case(run.case_id) if run.case_id is not None else None
         if case is None:
             if run.case_id is None:
                 return TraceError(run.source, 'the record has no "case_id"')

@@ -123,27 +123,43 @@ def load_cases(
     Raises InputError (naming the file, and the line for JSONL) for unreadable files, malformed
     cases, a misspelt key, values nested too deep, an unknown match mode, or an id used twice.
     """
+    return {case.id: case for case in each_case(path, case_format, warnings)}
+
+
+def each_case(
+    path: str | Path, case_format: str, warnings: list[CaseWarning] | None
+) -> Iterator[Case]:
+    """The cases under `path`, in file order, each id once (InputError for an id used twice):
+    `load_cases`'s, one at a time (a `CaseStore` is built from them without holding them all)."""
     forced = resolve_case_format(case_format)
     suffixes = forced.suffixes if forced is not None else CASE_SUFFIXES
-    cases: dict[str, Case] = {}
+    sources: dict[str, str] = {}
     for file in list_files(path, suffixes, what="cases", flag="--cases"):
-        for case in read_case_file(file, forced, warnings):
-            if case.id in cases:
+        for case in iter_case_file(file, forced, warnings):
+            if case.id in sources:
                 raise InputError(
-                    f"case id {case.id!r} is used twice: in {cases[case.id].source} and in "
+                    f"case id {case.id!r} is used twice: in {sources[case.id]} and in "
                     f"{case.source}; case ids must be unique across all case files"
                 )
-            cases[case.id] = case
-    return cases
+            sources[case.id] = case.source
+            yield case
 
 
 def read_case_file(
     file: Path, fmt: CaseFormat | None = None, warnings: list[CaseWarning] | None = None
 ) -> list[Case]:
     """The cases of one file, in `fmt` or in the format detected."""
+    return list(iter_case_file(file, fmt, warnings))
+
+
+def iter_case_file(
+    file: Path, fmt: CaseFormat | None = None, warnings: list[CaseWarning] | None = None
+) -> Iterator[Case]:
+    """`read_case_file`, one case at a time: a file of 100,000 cases is never held as objects
+    (a `CaseStore` keeps each as it comes), nor, in evalrun's own format, as records."""
     source = decode(file)
     if file.name in CONFIG_FILES and is_config(source):
-        return []  # a format's own configuration (ADK's test_config.json), read beside its cases
+        return  # a format's own configuration (ADK's test_config.json), read beside its cases
     if fmt is None:
         fmt = detect_case_format(source)
         if fmt is None:
@@ -151,18 +167,16 @@ def read_case_file(
     elif not fmt.detect(source):  # forced: a reader is never handed a file of another shape
         raise InputError(not_in_case_format(file, fmt))
     if fmt.read is None:  # evalrun's own
-        return _native(source)
+        yield from _native(source)
+        return
     for name in CONFIG_FILES:
         sibling = file.parent / name
         if sibling != file and sibling.is_file():
             source.siblings = {**source.siblings, name: decode(sibling).data}
-    found = [
-        parse_case(data, where, file=str(file), line=_line(where))
-        for data, where in fmt.read(source)
-    ]
+    for data, where in fmt.read(source):
+        yield parse_case(data, where, file=str(file), line=_line(where))
     if warnings is not None:
         warnings.extend(source.warnings)
-    return found
 
 
 def _line(where: str) -> int | None:
@@ -170,18 +184,21 @@ def _line(where: str) -> int | None:
     return int(tail) if tail.isdigit() else None
 
 
-def _native(source: Source) -> list[Case]:
+def _native(source: Source) -> Iterator[Case]:
+    """The cases of a file in evalrun's own format; each record let go once it is parsed (the
+    source is this reading's own)."""
     file, data = source.file, source.data
     if source.lines is not None:
-        return [
-            parse_case(d, f"{file}:{n}", file=str(file), line=n) for d, n in zip(data, source.lines)
-        ]
+        for i, n in enumerate(source.lines):
+            record, data[i] = data[i], None
+            yield parse_case(record, f"{file}:{n}", file=str(file), line=n)
+        return
     if isinstance(data, list):
-        return [
-            parse_case(item, f"{file} case #{i}", file=str(file), loc=(i,))
-            for i, item in enumerate(data)
-        ]
-    return [parse_case(data, str(file), file=str(file))]
+        for i in range(len(data)):
+            record, data[i] = data[i], None
+            yield parse_case(record, f"{file} case #{i}", file=str(file), loc=(i,))
+        return
+    yield parse_case(data, str(file), file=str(file))
 
 
 def parse_case(

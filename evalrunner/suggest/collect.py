@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -392,7 +392,7 @@ class Corpus:
     census: Counter[CensusKey]
     errors: tuple[tuple[str, str], ...]
     tools: dict[str, Tool]
-    cases: dict[str, Case]
+    cases: Mapping[str, Case]
     replies: ReplySample = field(default_factory=ReplySample)
 
 

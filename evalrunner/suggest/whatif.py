@@ -30,6 +30,7 @@ from ..grade.norms import Normalizer
 from ..grade.trajectory import AlignmentTooLarge
 from ..jsonvalue import MISSING, canon_key, json_eq
 from ..model import Case, Run, Step, Tool
+from ..read.case_store import with_cases
 from .collect import Group, calls_ok
 from .params import Change, with_changes
 from .sites import differences
@@ -77,6 +78,9 @@ class WhatIf:
         groups: Sequence[Group],
     ) -> None:
         self.tools, self.cases, self.registry = tools, cases, registry
+        self._held = {g.case_id: cases[g.case_id] for g in groups if g.case_id in cases}
+        """The groups' cases as objects, held as long as this: `_differing` keys their steps by
+        identity, and a `CaseStore` gives a new object for a case it read long ago."""
         self.groups = groups
         self.base = Grader(tools, cases, registry=registry)
         self.pairs: list[frozenset[tuple[str, frozenset[str]]]] = []
@@ -110,7 +114,7 @@ class WhatIf:
             if not call.errored and call.malformed is None
         ]
         others: dict[str, list[tuple[Any, Any]]] = {}
-        for seq in self.cases[g.case_id].accept:
+        for seq in self._held[g.case_id].accept:
             for step in seq:
                 others.setdefault(step.tool, []).append((id(step.args), step.args))
         found: set[tuple[str, frozenset[str]]] = set()
@@ -164,12 +168,12 @@ class WhatIf:
 
     def grader(self, changes: Collection[Change], sequences: Collection[Accepted]) -> Grader:
         """A grader with the changes and the added sequences."""
-        cases = dict(self.cases)
+        changed: dict[str, Case] = {}
         for s in sequences:
-            case = cases[s.case_id]
-            cases[s.case_id] = dataclasses.replace(case, accept=(*case.accept, s.steps))
+            case = changed.get(s.case_id) or self.cases[s.case_id]
+            changed[s.case_id] = dataclasses.replace(case, accept=(*case.accept, s.steps))
         # The tools no change names keep the plans already compiled (`Grader.derive`).
-        return self.base.derive(with_changes(self.tools, changes), cases)
+        return self.base.derive(with_changes(self.tools, changes), with_cases(self.cases, changed))
 
     def _regrade(
         self, changes: Collection[Change], sequences: Collection[Accepted]

@@ -1,0 +1,191 @@
+"""The cases of a suite, kept compact: each case as its pickle, parsed back on demand.
+
+A parsed `Case` takes about 2 KB (its steps' arguments as dicts, its locations, its effects); its
+pickle about 550 bytes. A suite of 140,000 cases held as objects was most of what grew with the
+number of cases (issue 31), while a grader needs only the cases of the runs in flight. So the
+store keeps every case's pickle, and the `LIVE_CASES` most recently read as objects: memory for
+objects is bounded, what grows is the pickles.
+
+A case read again after it left the live table is a new object, equal to the old one. Code that
+keys a cache by a case's (or a step's) identity must hold the objects it keys (`WhatIf` does).
+"""
+
+from __future__ import annotations
+
+import copyreg
+import dataclasses
+import io
+import pickle
+from collections import ChainMap
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import chain, islice
+from typing import Any, Final
+
+from .. import model
+from ..model import Case
+
+STORE_FROM: Final = 50_000
+"""Suites of fewer cases stay a dict (up to about 110 MB of objects). A store costs CPU: a case
+read back from its pickle for each case plan a grader compiles, and pickling at load; on runs
+that visit their cases in random order, `score` took 15-17% more CPU as a store, for 10 MB less
+at 27,300 cases (not worth it) and 160 MB less at 140,000 (503 MB max RSS as objects, 342 MB
+as a store)."""
+
+LIVE_CASES: Final = 512
+"""Cases kept as objects by the store; the older half is dropped when the table is full. Small:
+a grader keeps the case of each plan it holds (`Grader._case`), this is for the other readers."""
+
+
+class CaseStore(Mapping[str, Case]):
+    """Cases by id, in the order they were added. Read-only once built (`of`)."""
+
+    __slots__ = ("_base", "_blobs", "_changed", "_judged", "_live")
+
+    def __init__(
+        self,
+        blobs: dict[str, bytes],
+        judged: tuple[str, ...],
+        base: CaseStore | None = None,
+        changed: Mapping[str, Case] | None = None,
+    ) -> None:
+        self._blobs = blobs
+        """Each case's pickle; never mutated once built, so a store pickles while it is read."""
+        self._judged = judged
+        """The ids of the cases with a judged step, in order (`judged`)."""
+        self._base = base
+        """The store this one reads through (`with_cases`): its live objects are shared, so a
+        case read through both is the same object while it is live."""
+        self._changed = dict(changed or {})
+        self._live: dict[str, Case] = {}
+
+    @classmethod
+    def of(cls, cases: Iterable[Case]) -> CaseStore:
+        """A store of `cases` (ids unique: the reader checks), each pickled as it comes, so the
+        objects of a whole suite never live at once."""
+        blobs: dict[str, bytes] = {}
+        judged: list[str] = []
+        for case in cases:
+            blobs[case.id] = _dumps(case)
+            if _judges(case):
+                judged.append(case.id)
+        return cls(blobs, tuple(judged))
+
+    def with_cases(self, changed: Mapping[str, Case]) -> CaseStore:
+        """This store with the cases in `changed` in place of (or beside) its own: a what-if's
+        cases, without reading the others."""
+        base = self if self._base is None else self._base
+        merged = {**self._changed, **changed}
+        # in the order a dict would hold them: a case replaced keeps its place, a new one comes
+        # last (a replaced case that gains its first judge comes last too: the order only says
+        # which of several input errors a grader made of these cases raises first)
+        judged = [i for i in self._judged if i not in merged or _judges(merged[i])]
+        known = set(judged)
+        judged += [i for i, case in merged.items() if i not in known and _judges(case)]
+        return CaseStore(self._blobs, tuple(judged), base, merged)
+
+    def judged(self) -> Iterator[Case]:
+        """The cases with a judged step: the only ones a grader compiles when it is made."""
+        for case_id in self._judged:
+            yield self[case_id]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        found = self._changed.get(key) if self._changed else None
+        if found is not None:
+            return found
+        if self._base is not None:
+            return self._base.get(key, default)
+        found = self._live.get(key)
+        if found is not None:
+            return found
+        blob = self._blobs.get(key)
+        if blob is None:
+            return default
+        case: Case = pickle.loads(blob)
+        if len(self._live) >= LIVE_CASES:
+            self._live = dict(islice(self._live.items(), len(self._live) // 2, None))
+        self._live[key] = case
+        return case
+
+    def __getitem__(self, key: str) -> Case:
+        found: Case | None = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._changed or key in self._blobs
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._blobs
+        yield from (i for i in self._changed if i not in self._blobs)
+
+    def __len__(self) -> int:
+        return len(self._blobs) + sum(1 for i in self._changed if i not in self._blobs)
+
+    def copy(self) -> CaseStore:
+        """The same cases, with a live table of its own (the pickles are shared: read-only)."""
+        if self._base is None:
+            return CaseStore(self._blobs, self._judged)
+        return CaseStore(self._blobs, self._judged, self._base.copy(), self._changed)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickles as its pickles (and changes), never its live objects."""
+        if self._base is None:
+            return (CaseStore, (self._blobs, self._judged))
+        return (CaseStore, (self._blobs, self._judged, self._base.copy(), self._changed))
+
+    def __repr__(self) -> str:
+        return f"CaseStore({len(self)} cases)"
+
+
+def _judges(case: Case) -> bool:
+    return any(step.judge for seq in case.accept for step in seq)
+
+
+def with_cases(cases: Mapping[str, Case], changed: Mapping[str, Case]) -> Mapping[str, Case]:
+    """`cases` with those in `changed` in place of (or beside) its own: an overlay of a store
+    (no case read that the change leaves alone), a new dict of a dict."""
+    if isinstance(cases, CaseStore):
+        return cases.with_cases(changed) if changed else cases
+    return {**cases, **changed}
+
+
+def keep(cases: Iterable[Case]) -> Mapping[str, Case]:
+    """The cases by id: a dict for a suite of up to `STORE_FROM` cases, a `CaseStore` past it
+    (the first ones, held until then, go into it with the rest)."""
+    found: dict[str, Case] = {}
+    it = iter(cases)
+    for case in it:
+        found[case.id] = case
+        if len(found) >= STORE_FROM:
+            return CaseStore.of(chain(found.values(), it))
+    return found
+
+
+def _by_init(cls: type) -> Any:
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    return lambda obj: (cls, tuple(getattr(obj, n) for n in names))
+
+
+_BY_INIT: Final = ChainMap(
+    {
+        cls: _by_init(cls)
+        for cls in vars(model).values()
+        if isinstance(cls, type)
+        and dataclasses.is_dataclass(cls)
+        and cls.__module__ == model.__name__
+        and all(f.init for f in dataclasses.fields(cls))
+    },
+    copyreg.dispatch_table,
+)
+"""The model's dataclasses pickled as a call of the class with their fields: read back through
+`__init__`, twice as fast as `dataclasses`' own setstate for slotted classes (5.9 µs a case
+against 12.4), which a grader pays for each case plan it compiles from a store."""
+
+
+def _dumps(case: Case) -> bytes:
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _BY_INIT
+    pickler.dump(case)
+    return buffer.getvalue()
