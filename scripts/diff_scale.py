@@ -2,7 +2,7 @@
 
     python scripts/diff_scale.py                  # 400k runs a side, both pairings
     python scripts/diff_scale.py --copies 10      # 40k runs a side
-    PYTHONPATH=/elsewhere python scripts/diff_scale.py   # measure another checkout's code
+    python scripts/diff_scale.py --code /elsewhere       # measure another checkout's code
 
 A measurement, not a test. The inputs are real results, not invented ones: the example corpus
 (tools/, cases/, traces/: 4,000 runs) is scored twice, as it is and with every `month` rule
@@ -24,6 +24,7 @@ import argparse
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 import tempfile
@@ -37,8 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def score(corpus: Path, out: Path) -> None:
     subprocess.run(
-        [sys.executable, "-m", "evalrunner", "score", "-f", "jsonl", "-o", str(out)],
+        [*PYTHON, "-m", "evalrunner", "score", "-f", "jsonl", "-o", str(out)],
         cwd=corpus,
+        env=ENV,
         check=True,
         stderr=subprocess.DEVNULL,
     )
@@ -74,11 +76,24 @@ def document(src: Path, dest: Path) -> None:
         f.write(b'],"summary":' + orjson.dumps(orjson.loads(lines[-1])["summary"]) + b"}\n")
 
 
+PYTHON = [sys.executable]
+"""How the measured processes start (`--code`: `-S`, the other checkout first on the path)."""
+ENV = dict(os.environ)
+
+
+def use_code(code: str) -> None:
+    """Measure the evalrunner package under `code`. PYTHONPATH alone does not do: the editable
+    install's import hook (a .pth file) maps `evalrunner` to this checkout whatever the path
+    says; without site (-S) no .pth runs, and site-packages come after the other code."""
+    PYTHON[:] = [sys.executable, "-S"]
+    ENV["PYTHONPATH"] = os.pathsep.join([str(Path(code).resolve()), *site.getsitepackages()])
+
+
 def measure(args: list[str], cwd: Path) -> tuple[float, float, float, int]:
     """Seconds from start to exit, CPU seconds, peak RSS in MB, exit code of `python ARGS`."""
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, *args], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [*PYTHON, *args], cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
@@ -89,7 +104,10 @@ def measure(args: list[str], cwd: Path) -> tuple[float, float, float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--copies", type=int, default=100, help="how many times the corpus")
+    parser.add_argument("--code", help="a folder holding another version's evalrunner package")
     options = parser.parse_args()
+    if options.code:
+        use_code(options.code)
     with tempfile.TemporaryDirectory(prefix="evalrun-diff-scale-") as tmp:
         work = Path(tmp)
         for name in ("tools", "cases", "traces"):
@@ -130,9 +148,10 @@ def main() -> None:
 
 
 def _code() -> str:
-    """Which evalrunner the measured processes import (PYTHONPATH may name another checkout)."""
+    """Which evalrunner the measured processes import (`--code` names another checkout)."""
     done = subprocess.run(
-        [sys.executable, "-c", "import evalrunner.diff as d; print(d.__file__)"],
+        [*PYTHON, "-c", "import evalrunner.diff as d; print(d.__file__)"],
+        env=ENV,
         cwd=tempfile.gettempdir(),
         capture_output=True,
         text=True,
