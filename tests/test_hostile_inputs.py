@@ -183,6 +183,33 @@ def test_an_interrupt_leaves_the_previous_output_and_says_so(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["prev.json", fifo.name])
 
 
+def test_an_interrupt_a_finalizer_dropped_still_stops_the_next_read(monkeypatch):
+    """Python runs a signal handler wherever it is, finalizers too, and drops what one raises
+    there: the handler notes the signal before it raises, and a read of a trace stream raises
+    it again rather than wait on a pipe whose writer stays open."""
+    import contextlib
+    import io
+
+    from evalrunner import cli, interrupts
+    from evalrunner.traces.lines import read_blocks
+
+    monkeypatch.setattr(interrupts, "PENDING", [])
+    assert list(read_blocks("t.jsonl", io.BytesIO(LINES[0]))) == [(1, LINES[0])]
+    with pytest.raises(KeyboardInterrupt):
+        cli._on_interrupt(2, None)
+    assert interrupts.PENDING == [2]
+
+    class Dropped:  # what a finalizer makes of the KeyboardInterrupt: nothing
+        def __del__(self):
+            with contextlib.suppress(KeyboardInterrupt):
+                cli._on_interrupt(2, None)
+
+    monkeypatch.setattr(interrupts, "PENDING", [])
+    Dropped()
+    with pytest.raises(KeyboardInterrupt):
+        list(read_blocks("t.jsonl", io.BytesIO(LINES[0])))
+
+
 def _open_writer(fifo: Path, wait: float = 60.0) -> int:
     deadline = time.monotonic() + wait
     while True:

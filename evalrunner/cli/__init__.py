@@ -25,6 +25,7 @@ try:
 except ImportError:  # pragma: no cover (older typer)
     from click.utils import make_default_short_help  # type: ignore[no-redef]
 
+from .. import interrupts
 from .._version import __version__
 
 try:  # typer vendors its own click from 0.2x on: its exceptions are not click's
@@ -312,6 +313,13 @@ def _as_interrupt(signum: int, frame: Any) -> None:
     """SIGTERM and SIGHUP end evalrun as Ctrl-C does: a file output is left as it was (no `.part`
     file stays), and it is said."""
     _ENDED_BY.append(signum)
+    _on_interrupt(signum, frame)
+
+
+def _on_interrupt(signum: int, frame: Any) -> None:
+    """Ctrl-C: noted where a read checks it (`interrupts`), in case the KeyboardInterrupt raised
+    here is raised inside a finalizer, which drops it."""
+    interrupts.PENDING.append(signum)
     raise KeyboardInterrupt
 
 
@@ -330,6 +338,9 @@ def main() -> None:
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), _as_interrupt)
+    interrupts.PENDING.clear()  # a run in the same process before this one (tests) is over
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when ignored (nohup &)
+        signal.signal(signal.SIGINT, _on_interrupt)
     try:
         code = app(standalone_mode=False)
     except SystemExit as e:

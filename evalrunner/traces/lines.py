@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from .. import interrupts
 from ..model import InputError, TraceError
 from .last_lines import LastLines
 from .limits import BLOCK_BYTES, BOM, MAX_EXPANDED_BYTES, MAX_LINE_BYTES, READ_ERRORS
@@ -207,6 +208,7 @@ def read_blocks(
     read = getattr(stream, "read1", stream.read)
     block_bytes = block_bytes or BLOCK_BYTES
     while True:
+        interrupts.check()  # an interrupt a finalizer dropped: never wait on a pipe after one
         try:
             data = read(block_bytes)
         except READ_ERRORS as e:
