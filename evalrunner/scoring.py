@@ -23,7 +23,7 @@ from .grade.norms import Normalizer, load_registry
 from .model import Case, InputError, Tool, TraceError
 from .read.case_formats import CaseWarning
 from .read.case_store import keep
-from .read.cases import each_case, unknown_tools
+from .read.cases import each_case, unknown_in
 from .read.tools import load_tools
 from .summary import Order, Summary
 from .summary.groups import (
@@ -89,10 +89,12 @@ def load_config(
         )
     read: list[CaseWarning] = []
     unknown: list[str] = []
+    names = list(tools)
+    known = set(names)
 
     def noted(cases: Iterable[Case]) -> Iterator[Case]:
         for case in cases:  # each case as it is read: the store never holds them all as objects
-            unknown.extend(u.message for u in unknown_tools({case.id: case}, tools))
+            unknown.extend(u.message for u in unknown_in(case, names, known))
             yield case
 
     cases = keep(noted(each_case(cases_dir, case_format, read)))

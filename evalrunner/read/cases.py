@@ -7,7 +7,7 @@ are data: nothing in them is ever executed.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -135,7 +135,7 @@ def each_case(
     suffixes = forced.suffixes if forced is not None else CASE_SUFFIXES
     sources: dict[str, str] = {}
     for file in list_files(path, suffixes, what="cases", flag="--cases"):
-        for case in iter_case_file(file, forced, warnings):
+        for case in read_case_file(file, forced, warnings):
             if case.id in sources:
                 raise InputError(
                     f"case id {case.id!r} is used twice: in {sources[case.id]} and in "
@@ -147,16 +147,10 @@ def each_case(
 
 def read_case_file(
     file: Path, fmt: CaseFormat | None = None, warnings: list[CaseWarning] | None = None
-) -> list[Case]:
-    """The cases of one file, in `fmt` or in the format detected."""
-    return list(iter_case_file(file, fmt, warnings))
-
-
-def iter_case_file(
-    file: Path, fmt: CaseFormat | None = None, warnings: list[CaseWarning] | None = None
 ) -> Iterator[Case]:
-    """`read_case_file`, one case at a time: a file of 100,000 cases is never held as objects
-    (a `CaseStore` keeps each as it comes), nor, in evalrun's own format, as records."""
+    """The cases of one file, in `fmt` or in the format detected, one at a time: a file of
+    100,000 cases is never held as objects (a `CaseStore` keeps each as it comes), nor, in
+    evalrun's own format, as records."""
     source = decode(file)
     if file.name in CONFIG_FILES and is_config(source):
         return  # a format's own configuration (ADK's test_config.json), read beside its cases
@@ -519,18 +513,15 @@ class UnknownTool:
         return text + (f"; did you mean {self.close!r}?" if self.close else "")
 
 
-def unknown_tools(cases: Mapping[str, Case], tools: Iterable[str]) -> Iterator[UnknownTool]:
-    """The case steps naming a tool no schema defines, in case order, each tool once a case."""
-    names = list(tools)
-    known = set(names)
-    for case in cases.values():
-        seen: set[str] = set()
-        for step in (step for sequence in case.accept for step in sequence):
-            if step.tool in known or step.tool in seen:
-                continue
-            seen.add(step.tool)
-            close = difflib.get_close_matches(step.tool, names, n=1)
-            judged = any(s.judge for seq in case.accept for s in seq if s.tool == step.tool)
-            yield UnknownTool(
-                case, step, step_label(case, step), close[0] if close else None, judged
-            )
+def unknown_in(case: Case, names: list[str], known: set[str]) -> Iterator[UnknownTool]:
+    """The case's steps naming a tool no schema defines, each tool once, in step order. `names`
+    are the tools' names (`known` the same, as a set), made once for a whole suite by the caller
+    (`scoring.load_config` asks it of each case as it is read)."""
+    seen: set[str] = set()
+    for step in (step for sequence in case.accept for step in sequence):
+        if step.tool in known or step.tool in seen:
+            continue
+        seen.add(step.tool)
+        close = difflib.get_close_matches(step.tool, names, n=1)
+        judged = any(s.judge for seq in case.accept for s in seq if s.tool == step.tool)
+        yield UnknownTool(case, step, step_label(case, step), close[0] if close else None, judged)
