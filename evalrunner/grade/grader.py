@@ -95,11 +95,6 @@ graded call by call (the case's match mode, exact repeats forgiven); `list`, the
 all, equal as JSON to the canonical sequence."""
 
 
-def _copied(cases: Mapping[str, Case]) -> Mapping[str, Case]:
-    """A grader's cases (a dict, or a `CaseStore`: pickles shared, live objects not), copied."""
-    return cases.copy() if isinstance(cases, (dict, CaseStore)) else dict(cases)
-
-
 def _newer_half(table: dict[Any, Any]) -> dict[Any, Any]:
     return dict(islice(table.items(), len(table) // 2, None))
 
@@ -330,7 +325,10 @@ class Grader:
         self.reported = reported
         """How the reported check reads (`REPORTED_READINGS`)."""
         self.tools = dict(tools)
-        self.cases: Mapping[str, Case] = cases if type(cases) is CaseStore else dict(cases)
+        self.cases: dict[str, Case] | CaseStore = (
+            cases if isinstance(cases, CaseStore) else dict(cases)
+        )
+        """The cases: a `CaseStore` kept as it is (its copy shares the pickles), else a dict."""
         compiled = compiled or {}
         self.plans: dict[str, ToolPlan] = {
             n: compiled.get(n) or ToolPlan.compile(t, registry) for n, t in tools.items()
@@ -349,7 +347,7 @@ class Grader:
         self._comparisons: dict[tuple[Any, ...], Comparison] = {}
         self._equivalences: dict[tuple[Any, ...], bool] = {}
         self._registry = registry
-        judged = self.cases.judged() if type(self.cases) is CaseStore else self.cases.values()
+        judged = self.cases.judged() if isinstance(self.cases, CaseStore) else self.cases.values()
         for case in judged:  # a store names its judged cases: the others stay unread
             if any(step.judge and step.tool in self.tools for seq in case.accept for step in seq):
                 if parent is not None and parent._checked(case, self.plans):
@@ -373,7 +371,7 @@ class Grader:
             _rebuild_grader,
             (
                 self.tools.copy(),
-                _copied(self.cases),
+                self.cases.copy(),
                 self._registry,
                 self.reported,
                 self.absorber is not None,
