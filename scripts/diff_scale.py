@@ -24,14 +24,13 @@ import argparse
 import os
 import re
 import shutil
-import site
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import orjson
+from other_code import interpreter, which
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -76,17 +75,8 @@ def document(src: Path, dest: Path) -> None:
         f.write(b'],"summary":' + orjson.dumps(orjson.loads(lines[-1])["summary"]) + b"}\n")
 
 
-PYTHON = [sys.executable]
-"""How the measured processes start (`--code`: `-S`, the other checkout first on the path)."""
-ENV = dict(os.environ)
-
-
-def use_code(code: str) -> None:
-    """Measure the evalrunner package under `code`. PYTHONPATH alone does not do: the editable
-    install's import hook (a .pth file) maps `evalrunner` to this checkout whatever the path
-    says; without site (-S) no .pth runs, and site-packages come after the other code."""
-    PYTHON[:] = [sys.executable, "-S"]
-    ENV["PYTHONPATH"] = os.pathsep.join([str(Path(code).resolve()), *site.getsitepackages()])
+PYTHON, ENV = interpreter(None)
+"""How the measured processes start, and their environment (`--code`: another checkout's)."""
 
 
 def measure(args: list[str], cwd: Path) -> tuple[float, float, float, int]:
@@ -106,8 +96,8 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=100, help="how many times the corpus")
     parser.add_argument("--code", help="a folder holding another version's evalrunner package")
     options = parser.parse_args()
-    if options.code:
-        use_code(options.code)
+    global PYTHON, ENV
+    PYTHON, ENV = interpreter(options.code)
     with tempfile.TemporaryDirectory(prefix="evalrun-diff-scale-") as tmp:
         work = Path(tmp)
         for name in ("tools", "cases", "traces"):
@@ -120,7 +110,8 @@ def main() -> None:
         replicate(work / "new-4k.jsonl", work / "new.jsonl", options.copies)
         replicate(work / "new-4k.jsonl", work / "new-rerecorded.jsonl", options.copies, "x")
         size = (work / "old.jsonl").stat().st_size / 1e6
-        print(f"{n:,} runs a side ({size:.0f} MB of JSONL each); code: {_code()}")
+        code = which(PYTHON, ENV, "evalrunner.diff")
+        print(f"{n:,} runs a side ({size:.0f} MB of JSONL each); code: {code}")
         document(work / "old.jsonl", work / "old.json")
         document(work / "new.jsonl", work / "new.json")
         for label, args in (
@@ -145,19 +136,6 @@ def main() -> None:
             f"the test alone, 200,000 improved, 199,000 regressed: {seconds:.1f} s "
             f"({cpu:.1f} s CPU), exit {code}"
         )
-
-
-def _code() -> str:
-    """Which evalrunner the measured processes import (`--code` names another checkout)."""
-    done = subprocess.run(
-        [*PYTHON, "-c", "import evalrunner.diff as d; print(d.__file__)"],
-        env=ENV,
-        cwd=tempfile.gettempdir(),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
 
 
 if __name__ == "__main__":

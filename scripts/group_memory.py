@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
-import site
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+from other_code import interpreter, which
 
 CALLS_PER_RUN = 50
 
@@ -59,23 +58,8 @@ def main() -> None:
         "to measure it instead of this one",
     )
     args = parser.parse_args()
-    env, python = dict(os.environ), [sys.executable]
-    if args.code:
-        # PYTHONPATH alone does not do: the editable install's import hook (a .pth file) maps
-        # `evalrunner` to this checkout whatever the path says. Without site (-S) no .pth runs;
-        # the dependencies come from site-packages, named on the path after the other code.
-        code = str(Path(args.code).resolve())
-        env["PYTHONPATH"] = os.pathsep.join([code, *site.getsitepackages()])
-        python = [sys.executable, "-S"]
-    which = subprocess.run(
-        [*python, "-c", "import evalrunner; print(evalrunner.__file__)"],
-        env=env,
-        cwd=tempfile.gettempdir(),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    print(f"measuring {which.stdout.strip()}")
+    python, env = interpreter(args.code)
+    print(f"measuring {which(python, env)}")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         corpus(root, args.groups, args.tools)
