@@ -22,7 +22,7 @@ repeat drop keeps the copies a match needs (`_rule_one`), and the copies labelle
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import ChainMap, Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, combinations, islice, product
@@ -43,7 +43,7 @@ from ..model import (
     Tool,
     TraceError,
 )
-from ..read.case_store import CaseStore
+from ..read.case_store import CaseStore, judged_after, judged_ids, with_cases
 from ..read.cases import step_label
 from ..shapes import (
     ALTERNATE_PATH,
@@ -297,10 +297,9 @@ def _rebuild_grader(
     absorbs: bool,
     replies: bool = True,
 ) -> Grader:
-    grader = Grader(tools, cases, registry=registry, reported=reported, replies=replies)
-    if not absorbs:
-        grader.absorber = None
-    return grader
+    return Grader(
+        tools, cases, registry=registry, reported=reported, replies=replies, absorbs=absorbs
+    )
 
 
 class Grader:
@@ -314,21 +313,27 @@ class Grader:
         registry: Mapping[str, Normalizer] | None = None,
         reported: str = PER_CALL,
         replies: bool = True,
+        absorbs: bool = True,
         compiled: Mapping[str, ToolPlan] | None = None,
         parent: Grader | None = None,
+        judged: tuple[str, ...] | None = None,
     ) -> None:
-        """`replies`: observe reply evidence (`replies.py`); `compiled`: tool plans already
-        compiled for these very tools, and `parent` the grader they come from (`derive`)."""
+        """`replies`: observe reply evidence (`replies.py`); `absorbs`: count the failing calls
+        a built-in rule would absorb (`absorber`); `compiled`: tool plans already
+        compiled for these very tools, and `parent` the grader they come from (`derive`);
+        `judged`: the ids of the cases with a judged step, when the caller knows them
+        (`case_store.judged_ids`)."""
         registry = registry if registry is not None else load_registry()
         if reported not in REPORTED_READINGS:
             raise ValueError(f"reported must be one of {', '.join(REPORTED_READINGS)}")
         self.reported = reported
         """How the reported check reads (`REPORTED_READINGS`)."""
         self.tools = dict(tools)
-        self.cases: dict[str, Case] | CaseStore = (
-            cases if isinstance(cases, CaseStore) else dict(cases)
+        self.cases: dict[str, Case] | CaseStore | ChainMap[str, Case] = (
+            cases if isinstance(cases, (CaseStore, ChainMap)) else dict(cases)
         )
-        """The cases: a `CaseStore` kept as it is (its copy shares the pickles), else a dict."""
+        """The cases: a `CaseStore` kept as it is (its copy shares the pickles), and a what-if's
+        overlay (`case_store.with_cases`), else a dict."""
         compiled = compiled or {}
         self.plans: dict[str, ToolPlan] = {
             n: compiled.get(n) or ToolPlan.compile(t, registry) for n, t in tools.items()
@@ -341,14 +346,16 @@ class Grader:
         self._observes_replies = replies
         self.replies = ReplyPlan(self.tools if replies else {}, registry)
         """Reply evidence on the declared rules (`replies.py`); no rule, no evidence."""
-        self.absorber: Absorber | None = Absorber(registry)
+        self.absorber: Absorber | None = Absorber(registry) if absorbs else None
         """Counts the failing calls a built-in rule would absorb; None where nobody reads the
         count (suggest's what-ifs)."""
         self._comparisons: dict[tuple[Any, ...], Comparison] = {}
         self._equivalences: dict[tuple[Any, ...], bool] = {}
         self._registry = registry
-        judged = self.cases.judged() if isinstance(self.cases, CaseStore) else self.cases.values()
-        for case in judged:  # a store names its judged cases: the others stay unread
+        self._judged = judged_ids(self.cases) if judged is None else judged
+        """The ids of the cases with a judged step (`derive` passes them on)."""
+        for case_id in self._judged:  # the others stay unread (a store's, a what-if's)
+            case = self.cases[case_id]
             if any(step.judge and step.tool in self.tools for seq in case.accept for step in seq):
                 if parent is not None and parent._checked(case, self.plans):
                     continue
@@ -380,27 +387,38 @@ class Grader:
         )
 
     def derive(
-        self, tools: Mapping[str, Tool] | None = None, cases: Mapping[str, Case] | None = None
+        self,
+        tools: Mapping[str, Tool] | None = None,
+        cases: Mapping[str, Case] | None = None,
+        changed: Mapping[str, Case] | None = None,
     ) -> Grader:
-        """A grader for a what-if (suggest): other tools or other cases, keeping this grader's
-        compiled plan of every tool that is the same object in both (a plan is read-only, and
-        compiling forty tools for every what-if costs more than the regrade), and compiling
-        again no case this grader has checked with those same plans (`_checked`). It reads
-        verdicts only: no reply evidence, no absorbable count. Its tables are its own (spelling
-        ids are per grader)."""
+        """A grader for a what-if (suggest): other tools, other cases, or this grader's cases
+        with those in `changed` in place of (or beside) its own. It keeps this grader's compiled
+        plan of every tool that is the same object in both (a plan is read-only, and compiling
+        forty tools for every what-if costs more than the regrade), and compiles again no case
+        this grader has checked with those same plans (`_checked`); with `changed`, it reads
+        only the changed cases for judges (walking a suite of 9,100 cases for each of 1,300
+        what-ifs was half of suggest's proposing). It reads verdicts only: no reply evidence, no
+        absorbable count. Its tables are its own (spelling ids are per grader)."""
         tools = self.tools if tools is None else tools
         kept = {n: p for n, t in tools.items() if (p := self.plans.get(n)) and p.tool is t}
-        grader = Grader(
+        judged = None
+        if cases is None:
+            cases = self.cases if not changed else with_cases(self.cases, changed)
+            judged = self._judged if not changed else judged_after(self._judged, changed)
+        elif changed:
+            raise ValueError("derive takes cases or changed, not both")
+        return Grader(
             tools,
-            self.cases if cases is None else cases,
+            cases,
             registry=self._registry,
             reported=self.reported,
             replies=False,
+            absorbs=False,
             compiled=kept,
             parent=self,
+            judged=judged,
         )
-        grader.absorber = None
-        return grader
 
     # ------------------------------------------------------------------------------ keys
 

@@ -30,7 +30,6 @@ from ..grade.norms import Normalizer
 from ..grade.trajectory import AlignmentTooLarge
 from ..jsonvalue import MISSING, canon_key, json_eq
 from ..model import Case, Run, Step, Tool
-from ..read.case_store import with_cases
 from .collect import Group, calls_ok
 from .params import Change, with_changes
 from .sites import differences
@@ -173,7 +172,7 @@ class WhatIf:
             case = changed.get(s.case_id) or self.cases[s.case_id]
             changed[s.case_id] = dataclasses.replace(case, accept=(*case.accept, s.steps))
         # The tools no change names keep the plans already compiled (`Grader.derive`).
-        return self.base.derive(with_changes(self.tools, changes), with_cases(self.cases, changed))
+        return self.base.derive(with_changes(self.tools, changes), changed=changed)
 
     def _regrade(
         self, changes: Collection[Change], sequences: Collection[Accepted]
