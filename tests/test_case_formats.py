@@ -638,3 +638,36 @@ def test_every_command_that_grades_reads_cases_in_the_forced_format(
     result = invoke(*args)
     assert result.exit_code == 2, result.output
     assert "not in the case format 'bfcl'" in one_line(result.stderr)
+
+
+def test_a_jsonl_case_file_is_parsed_one_record_at_a_time(tmp_path, monkeypatch):
+    """A JSONL file's records are parsed as they are read, never held all at once (issue 31:
+    112,700 cases parsed whole were 250 MB, the peak of loading the suite); its lines are
+    checked as JSON before any case is read, and each is let go once read."""
+    from evalrunner.read import cases as cases_module
+    from evalrunner.read.case_formats import Records, decode
+
+    lines = [
+        json.dumps({"id": f"c{i}", "expected_tool": "t", "expected_args": {}}) for i in range(5)
+    ]
+    file = tmp_path / "many.jsonl"
+    file.write_text("\n".join([lines[0], "", *lines[1:]]) + "\n")
+    source = decode(file)
+    assert isinstance(source.data, Records) and source.lines == (1, 3, 4, 5, 6)
+    assert list(source.data) == [json.loads(x) for x in lines] and source.data[1:3][0]["id"] == "c1"
+    parsed = []
+    real = parse_case
+
+    def spy(data, where, **kw):
+        # while a case is parsed, the records before it are let go and the later ones unread
+        parsed.append([x is None for x in source.data._lines])
+        return real(data, where, **kw)
+
+    monkeypatch.setattr(cases_module, "parse_case", spy)
+    read = list(cases_module._native(source))
+    assert [c.id for c in read] == [f"c{i}" for i in range(5)]
+    assert [c.line for c in read] == [1, 3, 4, 5, 6]
+    assert parsed == [[j <= i for j in range(5)] for i in range(5)]
+    file.write_text(lines[0] + "\n" + lines[1][:-1] + "\n")
+    with pytest.raises(InputError, match=r"many\.jsonl:2: this case line is not valid JSON"):
+        decode(file)

@@ -38,6 +38,7 @@ from .case_formats import (
     CONFIG_FILES,
     CaseFormat,
     CaseWarning,
+    Records,
     Source,
     decode,
     is_config,
@@ -182,9 +183,10 @@ def _native(source: Source) -> Iterator[Case]:
     """The cases of a file in evalrun's own format; each record let go once it is parsed (the
     source is this reading's own)."""
     file, data = source.file, source.data
-    if source.lines is not None:
-        for i, n in enumerate(source.lines):
-            record, data[i] = data[i], None
+    if isinstance(data, Records):  # JSON lines
+        for i, n in enumerate(source.lines or ()):
+            record = data[i]
+            data.drop(i)
             yield parse_case(record, f"{file}:{n}", file=str(file), line=n)
         return
     if isinstance(data, list):

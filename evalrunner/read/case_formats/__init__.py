@@ -10,7 +10,17 @@ from collections.abc import Mapping
 from typing import Final
 
 from ...model import InputError
-from .format import AUTO, CaseFormat, CaseWarning, Native, Source, decode, records, stable_id
+from .format import (
+    AUTO,
+    CaseFormat,
+    CaseWarning,
+    Native,
+    Records,
+    Source,
+    decode,
+    records,
+    stable_id,
+)
 
 __all__ = [
     "AUTO",
@@ -20,6 +30,7 @@ __all__ = [
     "CaseFormat",
     "CaseWarning",
     "Native",
+    "Records",
     "Source",
     "decode",
     "detect",

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._steps import step, text_of
-from .format import CaseFormat, Native, Source, records, stable_id
+from .format import CaseFormat, Native, Records, Source, every, records, stable_id
 
 MODES = {"strict": "exact", "unordered": "unordered", "superset": "contains_unordered"}
 HOLDERS = ("reference_trajectory", "reference_outputs", "outputs")
@@ -49,10 +49,14 @@ def _message(m: Any) -> dict[str, Any] | None:
 def _messages(value: Any) -> list[Any] | None:
     if isinstance(value, dict):
         value = value.get("messages", value.get("trajectory"))
-    if isinstance(value, list) and value:
-        read = [_message(m) for m in value]
-        if all(m is not None for m in read):
-            return read
+    if isinstance(value, (list, Records)) and value:
+        read = []
+        for m in value:  # stops at the first that is not a message (a file of other records)
+            found = _message(m)
+            if found is None:
+                return None
+            read.append(found)
+        return read
     return None
 
 
@@ -69,8 +73,7 @@ def _trajectory(record: Any) -> tuple[str, list[Any]] | None:
 def _detect(source: Source) -> bool:
     if _messages(source.data) is not None:
         return True
-    recs = [r for _, r in records(source)]
-    return bool(recs) and all(_trajectory(r) is not None for r in recs)
+    return every(source, lambda r: _trajectory(r) is not None)
 
 
 def _calls(source: Source, at: str, messages: list[Any]) -> list[dict[str, Any]]:

@@ -19,16 +19,13 @@ import ast
 from typing import Any
 
 from ...jsonvalue import dumps
-from .format import CaseFormat, Native, Source, records
+from .format import CaseFormat, Native, Source, every, records
 
 OMIT = ""
 
 
 def _detect(source: Source) -> bool:
-    recs = [r for _, r in records(source)]
-    return bool(recs) and all(
-        isinstance(r, dict) and "ground_truth" in r and "id" in r for r in recs
-    )
+    return every(source, lambda r: isinstance(r, dict) and "ground_truth" in r and "id" in r)
 
 
 def _value(options: Any, source: Source, at: str) -> tuple[bool, Any, list[Any]]:

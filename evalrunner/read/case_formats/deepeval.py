@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._steps import step, text_of
-from .format import CaseFormat, Native, Source, records, stable_id
+from .format import CaseFormat, Native, Source, every, records, stable_id
 
 IGNORED = (
     "expected_output",
@@ -29,10 +29,7 @@ IGNORED = (
 
 
 def _detect(source: Source) -> bool:
-    recs = [r for _, r in records(source)]
-    return bool(recs) and all(
-        isinstance(r, dict) and "expected_tools" in r and "input" in r for r in recs
-    )
+    return every(source, lambda r: isinstance(r, dict) and "expected_tools" in r and "input" in r)
 
 
 def _holds(key: str, value: Any) -> bool:

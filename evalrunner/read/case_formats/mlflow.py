@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._steps import step, text_of
-from .format import CaseFormat, Native, Source, records, stable_id
+from .format import CaseFormat, Native, Source, every, records, stable_id
 
 KEY = "expected_tool_calls"
 
@@ -22,10 +22,7 @@ def _expectations(record: Any) -> Any:
 
 
 def _detect(source: Source) -> bool:
-    recs = [r for _, r in records(source)]
-    return bool(recs) and all(
-        isinstance(_expectations(r), dict) and KEY in _expectations(r) for r in recs
-    )
+    return every(source, lambda r: isinstance(_expectations(r), dict) and KEY in _expectations(r))
 
 
 def _read(source: Source) -> list[Native]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._steps import step, text_of
-from .format import CaseFormat, Native, Source, records
+from .format import CaseFormat, Native, Source, every, records
 
 UNEXPRESSED = ("communicate_info", "nl_assertions", "env_assertions")
 
@@ -40,8 +40,7 @@ def _tau1(r: Any) -> bool:
 
 
 def _detect(source: Source) -> bool:
-    recs = [r for _, r in records(source)]
-    return bool(recs) and (all(_tau2(r) for r in recs) or all(_tau1(r) for r in recs))
+    return every(source, _tau2) or every(source, _tau1)
 
 
 def _read(source: Source) -> list[Native]:
