@@ -107,3 +107,39 @@ def test_the_config_holds_a_store_that_grades_as_the_dict(monkeypatch):
     assert len(runs) == 400
     for run in runs:
         assert config.grader.grade(run) == plain.grade(run)
+
+
+def test_the_pickles_live_in_a_temporary_file_and_in_memory_where_none_can_be_made(monkeypatch):
+    """A store's pickles are written to a temporary file (only their places are held), read
+    back as written, shipped whole when pickled; with no temporary file to be had they stay in
+    memory and read the same."""
+    import tempfile
+
+    cases = list(load_cases(ROOT / "cases").values())[:50]
+    store = CaseStore.of(cases)
+    assert store._blobs._held is None and store._blobs._file is not None  # on disk
+    assert [store[c.id] for c in cases] == cases and list(store) == [c.id for c in cases]
+    again = pickle.loads(pickle.dumps(store))
+    assert again._blobs._file is not store._blobs._file and dict(again) == dict(store)
+
+    def refused(*args, **kwargs):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refused)
+    held = CaseStore.of(cases)
+    assert held._blobs._file is None and dict(held) == dict(store)
+    assert "nope" not in held and held.get("nope") is None and len(held) == 50
+
+
+def test_workers_read_a_store_as_the_parent_does(monkeypatch):
+    """`--jobs 2` scores a suite kept as a store (its pickles' file shared with the forked
+    workers) exactly as one process does, byte for byte."""
+    from tests.conftest import invoke
+
+    monkeypatch.setattr(case_store, "STORE_FROM", 100)
+    assert type(load_config(ROOT / "tools", ROOT / "cases").cases) is CaseStore
+    args = ["score", ROOT / "traces", "--tools", ROOT / "tools", "--cases", ROOT / "cases"]
+    one = invoke(*args, "--format", "jsonl", "--jobs", "1")
+    two = invoke(*args, "--format", "jsonl", "--jobs", "2")
+    assert one.exit_code == two.exit_code == 0 and one.stdout.count("\n") > 4000
+    assert one.stdout == two.stdout

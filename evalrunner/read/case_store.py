@@ -3,8 +3,8 @@
 A parsed `Case` takes about 2 KB (its steps' arguments as dicts, its locations, its effects); its
 pickle about 550 bytes. A suite of 140,000 cases held as objects was most of what grew with the
 number of cases (issue 31), while a grader needs only the cases of the runs in flight. So the
-store keeps every case's pickle, and the `LIVE_CASES` most recently read as objects: memory for
-objects is bounded, what grows is the pickles.
+store keeps every case's pickle in a temporary file (`Pickles`), and the `LIVE_CASES` most
+recently read as objects: memory for objects is bounded, what grows is each pickle's place.
 
 A case read again after it left the live table is a new object, equal to the old one. Code that
 keys a cache by a case's (or a step's) identity must hold the objects it keys (`WhatIf` does).
@@ -15,11 +15,14 @@ from __future__ import annotations
 import copyreg
 import dataclasses
 import io
+import os
 import pickle
+import tempfile
+import threading
 from collections import ChainMap
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
-from typing import Any, Final
+from typing import IO, Any, Final
 
 from .. import model
 from ..model import Case
@@ -36,6 +39,94 @@ LIVE_CASES: Final = 512
 a grader keeps the case of each plan it holds (`Grader._case`), this is for the other readers."""
 
 
+class Pickles(Mapping[str, bytes]):
+    """The store's pickles by case id, written to an unlinked temporary file as they come: only
+    each one's place is held (about 150 bytes a case with its id, against 600 for the pickle
+    in memory), and each is read back with one `pread`. The file is the operating system's to
+    cache; it goes when the store does (or the process ends). Read-only once `seal`ed, so
+    threads and forked workers read it at once; pickled, it ships its bytes. Where no temporary
+    file can be made, the pickles stay in memory."""
+
+    __slots__ = ("_at", "_file", "_held", "_size")
+
+    def __init__(self) -> None:
+        self._at: dict[str, int] = {}
+        """Each pickle's offset and length, as `offset << 32 | length`."""
+        self._size = 0
+        self._held: dict[str, bytes] | None = None
+        try:  # closed by __del__: the store's lifetime is the file's
+            self._file: IO[bytes] | None = tempfile.TemporaryFile(prefix="evalrun-cases-")  # noqa: SIM115
+        except OSError:
+            self._file, self._held = None, {}
+
+    def __del__(self) -> None:
+        if getattr(self, "_file", None) is not None:
+            self._file.close()  # type: ignore[union-attr]
+
+    def add(self, key: str, blob: bytes) -> None:
+        if self._file is None:
+            assert self._held is not None
+            self._held[key] = blob
+            return
+        self._file.write(blob)
+        self._at[key] = self._size << 32 | len(blob)
+        self._size += len(blob)
+
+    def seal(self) -> Pickles:
+        """Done adding: what was written is readable."""
+        if self._file is not None:
+            self._file.flush()
+        return self
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if self._file is None:
+            assert self._held is not None
+            return self._held.get(key, default)
+        at = self._at.get(key)
+        if at is None:
+            return default
+        return _read_at(self._file, at >> 32, at & 0xFFFFFFFF)
+
+    def __getitem__(self, key: str) -> bytes:
+        found: bytes | None = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return key in (self._at if self._held is None else self._held)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._at if self._held is None else self._held)
+
+    def __len__(self) -> int:
+        return len(self._at if self._held is None else self._held)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_pickles_of, ([(key, self[key]) for key in self],))
+
+
+def _pickles_of(items: Iterable[tuple[str, bytes]]) -> Pickles:
+    found = Pickles()
+    for key, blob in items:
+        found.add(key, blob)
+    return found.seal()
+
+
+if hasattr(os, "pread"):
+
+    def _read_at(file: IO[bytes], offset: int, length: int) -> bytes:
+        return os.pread(file.fileno(), length, offset)  # no shared position: safe in threads
+
+else:  # pragma: no cover - Windows
+    _READ_LOCK = threading.Lock()
+
+    def _read_at(file: IO[bytes], offset: int, length: int) -> bytes:
+        with _READ_LOCK:
+            file.seek(offset)
+            return file.read(length)
+
+
 class CaseStore(Mapping[str, Case]):
     """Cases by id, in the order they were added. Read-only once built (`of`)."""
 
@@ -43,13 +134,14 @@ class CaseStore(Mapping[str, Case]):
 
     def __init__(
         self,
-        blobs: dict[str, bytes],
+        blobs: Pickles,
         judged: tuple[str, ...],
         base: CaseStore | None = None,
         changed: Mapping[str, Case] | None = None,
     ) -> None:
         self._blobs = blobs
-        """Each case's pickle; never mutated once built, so a store pickles while it is read."""
+        """Each case's pickle (sealed: never written again, so a store pickles while it is
+        read)."""
         self._judged = judged
         """The ids of the cases with a judged step, in order (`judged`)."""
         self._base = base
@@ -62,13 +154,13 @@ class CaseStore(Mapping[str, Case]):
     def of(cls, cases: Iterable[Case]) -> CaseStore:
         """A store of `cases` (ids unique: the reader checks), each pickled as it comes, so the
         objects of a whole suite never live at once."""
-        blobs: dict[str, bytes] = {}
+        blobs = Pickles()
         judged: list[str] = []
         for case in cases:
-            blobs[case.id] = _dumps(case)
+            blobs.add(case.id, _dumps(case))
             if _judges(case):
                 judged.append(case.id)
-        return cls(blobs, tuple(judged))
+        return cls(blobs.seal(), tuple(judged))
 
     def with_cases(self, changed: Mapping[str, Case]) -> CaseStore:
         """This store with the cases in `changed` in place of (or beside) its own: a what-if's
