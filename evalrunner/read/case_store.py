@@ -44,44 +44,34 @@ class Pickles(Mapping[str, bytes]):
     each one's place is held (about 150 bytes a case with its id, against 600 for the pickle
     in memory), and each is read back with one `pread`. The file is the operating system's to
     cache; it goes when the store does (or the process ends). Read-only once `seal`ed, so
-    threads and forked workers read it at once; pickled, it ships its bytes. Where no temporary
-    file can be made, the pickles stay in memory."""
+    threads and forked workers read it at once; pickled, it ships its bytes. Made by
+    `pickles`, which keeps them in a dict where no temporary file can be made."""
 
-    __slots__ = ("_at", "_file", "_held", "_size")
+    __slots__ = ("_at", "_file", "_size")
 
     def __init__(self) -> None:
+        """Raises OSError where no temporary file can be made."""
+        # closed by __del__: the store's lifetime is the file's
+        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="evalrun-cases-")  # noqa: SIM115
         self._at: dict[str, int] = {}
         """Each pickle's offset and length, as `offset << 32 | length`."""
         self._size = 0
-        self._held: dict[str, bytes] | None = None
-        try:  # closed by __del__: the store's lifetime is the file's
-            self._file: IO[bytes] | None = tempfile.TemporaryFile(prefix="evalrun-cases-")  # noqa: SIM115
-        except OSError:
-            self._file, self._held = None, {}
 
     def __del__(self) -> None:
-        if getattr(self, "_file", None) is not None:
-            self._file.close()  # type: ignore[union-attr]
+        if hasattr(self, "_file"):  # not when __init__ could make none
+            self._file.close()
 
     def add(self, key: str, blob: bytes) -> None:
-        if self._file is None:
-            assert self._held is not None
-            self._held[key] = blob
-            return
         self._file.write(blob)
         self._at[key] = self._size << 32 | len(blob)
         self._size += len(blob)
 
     def seal(self) -> Pickles:
         """Done adding: what was written is readable."""
-        if self._file is not None:
-            self._file.flush()
+        self._file.flush()
         return self
 
     def get(self, key: str, default: Any = None) -> Any:
-        if self._file is None:
-            assert self._held is not None
-            return self._held.get(key, default)
         at = self._at.get(key)
         if at is None:
             return default
@@ -94,20 +84,25 @@ class Pickles(Mapping[str, bytes]):
         return found
 
     def __contains__(self, key: object) -> bool:
-        return key in (self._at if self._held is None else self._held)
+        return key in self._at
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._at if self._held is None else self._held)
+        return iter(self._at)
 
     def __len__(self) -> int:
-        return len(self._at if self._held is None else self._held)
+        return len(self._at)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_pickles_of, ([(key, self[key]) for key in self],))
+        return (pickles, ([(key, self[key]) for key in self],))
 
 
-def _pickles_of(items: Iterable[tuple[str, bytes]]) -> Pickles:
-    found = Pickles()
+def pickles(items: Iterable[tuple[str, bytes]]) -> Mapping[str, bytes]:
+    """The (case id, pickle) pairs of `items`, in order: in a temporary file (`Pickles`), or in
+    a dict where none can be made."""
+    try:
+        found = Pickles()
+    except OSError:
+        return dict(items)
     for key, blob in items:
         found.add(key, blob)
     return found.seal()
@@ -134,7 +129,7 @@ class CaseStore(Mapping[str, Case]):
 
     def __init__(
         self,
-        blobs: Pickles,
+        blobs: Mapping[str, bytes],
         judged: tuple[str, ...],
         base: CaseStore | None = None,
         changed: Mapping[str, Case] | None = None,
@@ -154,13 +149,16 @@ class CaseStore(Mapping[str, Case]):
     def of(cls, cases: Iterable[Case]) -> CaseStore:
         """A store of `cases` (ids unique: the reader checks), each pickled as it comes, so the
         objects of a whole suite never live at once."""
-        blobs = Pickles()
         judged: list[str] = []
-        for case in cases:
-            blobs.add(case.id, _dumps(case))
-            if _judges(case):
-                judged.append(case.id)
-        return cls(blobs.seal(), tuple(judged))
+
+        def each() -> Iterator[tuple[str, bytes]]:
+            for case in cases:
+                if _judges(case):
+                    judged.append(case.id)
+                yield case.id, _dumps(case)
+
+        blobs = pickles(each())
+        return cls(blobs, tuple(judged))
 
     def with_cases(self, changed: Mapping[str, Case]) -> CaseStore:
         """This store with the cases in `changed` in place of (or beside) its own: a what-if's
