@@ -7,6 +7,7 @@ file is what `audit score` reads, with the numbers computed by hand in tests/tes
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -164,9 +165,12 @@ def test_labels_are_kept_in_the_browser_and_read_back_from_a_saved_sheet(page, c
         fresh.goto(uri)
         assert text(fresh, "#progress-text").startswith("0 of 7")
         fresh.set_input_files("#load", str(saved))
-        fresh.wait_for_function(
-            "document.getElementById('progress-text').textContent.startsWith('2 of 7')"
-        )
+        # a locator's expectation, not wait_for_function: Playwright can evaluate a string
+        # predicate through eval, which the page's CSP refuses (EvalError, twice in full runs
+        # on a busy machine); the same 30 s to wait
+        from playwright.sync_api import expect  # imported where the browser is (tests/browser.py)
+
+        expect(fresh.locator("#progress-text")).to_have_text(re.compile(r"^2 of 7"), timeout=30_000)
         assert "Read 7 runs' labels from half.jsonl" in text(fresh, "#status")
     finally:
         other.close()
