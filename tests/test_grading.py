@@ -234,3 +234,26 @@ def test_a_judged_step_never_answers_for_another_case_s_judge(monkeypatch):
         if (result.accepted is not None) != case_id.startswith("wide"):
             wrong.append(case_id)
     assert wrong == []
+
+
+def test_grading_makes_no_reference_cycles():
+    """Scoring leaves nothing for the cyclic collector: every scenario and the example corpus,
+    scored with the collector off, free all they made by reference counts. The command line
+    runs the collector rarely on that ground (`cli.YOUNG_OBJECTS`); a nested function that calls
+    itself (`matching_size`'s search, the judge check's walk) was a cycle per call."""
+    import gc
+
+    root = Path(__file__).parent.parent
+    found = {}
+    for d in [*sorted(SCENARIOS.iterdir()), root]:
+        config = load_config(d / "tools", d / "cases")
+        score(config, [d / "traces"], writer=Collect())  # imports, first-use caches
+        config = load_config(d / "tools", d / "cases")
+        gc.collect()
+        gc.disable()
+        try:
+            score(config, [d / "traces"], writer=Collect())
+            found[d.name] = gc.collect()
+        finally:
+            gc.enable()
+    assert {name: n for name, n in found.items() if n} == {}

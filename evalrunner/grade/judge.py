@@ -164,13 +164,7 @@ def _check_not_inside_rule(
     would never be consulted: the rule's normal forms compare the part exactly. Say so, for the
     tool's rules and for the rules the same judge gives (`{"items": "unordered_list",
     "items[].note": {"matches": ...}}`; `{"": "any", ...}` over the whole arguments)."""
-
-    def holders(n: Node) -> Iterator[Node]:
-        yield n
-        for child in (*n.props.values(), *((n.items,) if n.items is not None else ())):
-            yield from holders(child)
-
-    rules = [(n.param.path, n.rule.name) for n in holders(root) if n.rule is not None]
+    rules = [(n.param.path, n.rule.name) for n in _holders(root) if n.rule is not None]
     rules += [(p, spec.name) for p, spec in (judge or {}).items() if isinstance(spec, NormSpec)]
     for held, name in rules:
         if held == path:
@@ -183,3 +177,11 @@ def _check_not_inside_rule(
                 f"{name!r} compares it whole; judge {held!r} itself, or give "
                 f"{path!r} a rule instead of a predicate"
             )
+
+
+def _holders(n: Node) -> Iterator[Node]:
+    """`n` and every node below it. A module function: a nested one that calls itself is a
+    reference cycle, left to the cyclic collector once per case compiled."""
+    yield n
+    for child in (*n.props.values(), *((n.items,) if n.items is not None else ())):
+        yield from _holders(child)

@@ -93,17 +93,6 @@ def matching_size(n: int, m: int, fits: Fits) -> int:
     """
     edges = [[i for i in range(n) if fits(i, j)] for j in range(m)]
     owner: list[int | None] = [None] * n  # call -> step
-
-    def place(j: int, seen: list[bool]) -> bool:
-        for i in edges[j]:
-            if not seen[i]:
-                seen[i] = True
-                k = owner[i]
-                if k is None or place(k, seen):
-                    owner[i] = j
-                    return True
-        return False
-
     # A greedy pass first (each step the first free call that fits it): identical calls and
     # steps are then matched without a search, and only what it left is augmented.
     placed = 0
@@ -115,7 +104,20 @@ def matching_size(n: int, m: int, fits: Fits) -> int:
         else:
             owner[free] = j
             placed += 1
-    return placed + sum(1 for j in left if place(j, [False] * n))
+    return placed + sum(1 for j in left if _place(j, [False] * n, edges, owner))
+
+
+def _place(j: int, seen: list[bool], edges: list[list[int]], owner: list[int | None]) -> bool:
+    """An augmenting path from step `j`: `matching_size`'s search, a module function (a nested
+    one that calls itself is a reference cycle, left to the cyclic collector once per call)."""
+    for i in edges[j]:
+        if not seen[i]:
+            seen[i] = True
+            k = owner[i]
+            if k is None or _place(k, seen, edges, owner):
+                owner[i] = j
+                return True
+    return False
 
 
 def align(kinds: Sequence[Sequence[int]], m: int, *, ordered: bool) -> list[tuple[int, int]]:
