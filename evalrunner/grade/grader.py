@@ -83,8 +83,10 @@ CALLS_SIZE = 16_384
 """Distinct calls kept parsed and keyed (and their spellings' ids)."""
 COMPARISONS_SIZE = 16_384
 """Explanations kept, per (call spelling, step spelling); as many equivalences (`Grader._same`)."""
-CASE_PLANS_SIZE = 4_096
-"""Cases kept compiled (`_CasePlan`): a suite of 28,000 cases must not hold them all."""
+CASE_PLANS_SIZE = 16_384
+"""Cases kept compiled (`_CasePlan`, about 2 kB each): a suite of 140,000 cases must not hold
+them all. At 4,096, traces over 27,300 cases in no order compiled a case for nearly every run
+(116,594 compiles for 116,378 runs), 31% of `score` (BENCHMARKS.md)."""
 
 
 PER_CALL, LIST = "per-call", "list"
@@ -350,6 +352,8 @@ class Grader:
         """Counts the failing calls a built-in rule would absorb; None where nobody reads the
         count (suggest's what-ifs)."""
         self._comparisons: dict[tuple[Any, ...], Comparison] = {}
+        self._absorbed: dict[tuple[int, int], bool] = {}
+        """`_absorbs`'s answers by spelling pair (call, step)."""
         self._equivalences: dict[tuple[Any, ...], bool] = {}
         self._registry = registry
         self._judged = judged_ids(self.cases) if judged is None else judged
@@ -584,6 +588,21 @@ class Grader:
                 self._comparisons = _newer_half(self._comparisons)
             found = plan.compare(c.call.args, other.call.args, checked=checked)
             self._comparisons[key] = found
+        return found
+
+    def _absorbs(self, c: _C, step: _C) -> bool:
+        """`Absorber.absorbs` for call `c` against `step`, once per spelling pair: the answer
+        reads the call's tool's rules (every plan of a tool shares its root) and the two values,
+        so the pair of spelling ids decides it."""
+        absorber = cast(Absorber, self.absorber)
+        if c.ident is None or step.ident is None:
+            return absorber.absorbs(c.plan, c.call.args, step.call.args)
+        key = (c.ident, step.ident)
+        found = self._absorbed.get(key)
+        if found is None:
+            if len(self._absorbed) >= COMPARISONS_SIZE:
+                self._absorbed = _newer_half(self._absorbed)
+            found = self._absorbed[key] = absorber.absorbs(c.plan, c.call.args, step.call.args)
         return found
 
     def _same(self, x: _C, y: _C) -> bool:
@@ -832,16 +851,16 @@ class Grader:
         aligned_to = matched if matched is not None else _best_partial(writes, alignments)
         labels, missing = _label(calls, live, aligned_to, redundant, self._compare, alignments)
         forbidden = any(r.label == "forbidden" for r in labels)
-        absorber, steps = self.absorber, cp.seqs[aligned_to].steps
-        for i, r in enumerate(labels):
-            if (
-                absorber is not None
-                and r.label == "mismatch"
-                and r.step is not None
-                and r.reason is None  # not out of order, breaks no schema
-                and absorber.absorbs(calls[i].plan, calls[i].call.args, steps[r.step].args)
-            ):
-                labels[i] = r._replace(absorbable=True)
+        if self.absorber is not None:
+            items = cp.seqs[aligned_to].items
+            for i, r in enumerate(labels):
+                if (
+                    r.label == "mismatch"
+                    and r.step is not None
+                    and r.reason is None  # not out of order, breaks no schema
+                    and self._absorbs(calls[i], items[r.step])
+                ):
+                    labels[i] = r._replace(absorbable=True)
         shapes: tuple[str, ...] = ()
         if matched is not None and not reported_pass and not redundant and not forbidden:
             shapes = _false_failure_shapes(calls, live, cp, matched, mode, labels, same)
