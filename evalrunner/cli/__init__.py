@@ -323,8 +323,13 @@ def _on_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-YOUNG_OBJECTS = 50_000
-"""The cyclic collector's first threshold for the command line (Python's default is 700)."""
+YOUNG_OBJECTS = 1_000_000
+"""The cyclic collector's first threshold for the command line (Python's default is 700).
+
+Grading makes no reference cycles (`tests/test_grading.py` holds it), so what a young
+collection walks is the objects the grader's tables keep, to find nothing; the fewer times it
+runs, the more of them have been dropped again before it does (BENCHMARKS.md). A cycle made
+elsewhere waits at most this many new objects."""
 
 
 def main() -> None:
