@@ -160,6 +160,16 @@ def test_a_local_plugin_module_named_in_the_settings_grades(tmp_path, monkeypatc
     assert "evals/rules.py:digits" in norms.stdout
 
 
+def test_a_local_plugin_named_by_one_invocation_ends_with_it(tmp_path, monkeypatch):
+    """A library call after a command (a test's, an embedder's, from another folder) loads no
+    plugin the command's settings named: the relative path would be read from the wrong folder."""
+    local_project(tmp_path, monkeypatch)
+    result = CliRunner().invoke(app, ["score", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    monkeypatch.chdir(tmp_path / "tools")
+    assert "digits" not in load_registry()
+
+
 def test_a_local_plugin_is_read_from_any_folder_below_the_settings(tmp_path, monkeypatch):
     local_project(tmp_path, monkeypatch)
     (tmp_path / "sub").mkdir()

@@ -274,6 +274,9 @@ def _main(
     ctx.meta[SETTINGS_FILE] = _shown(settings.file)
     # Named now, imported by the commands that need rules (a broken plugin stops only those).
     configure_plugins(settings.values.get("plugins", ()))
+    # ... and they end with it: a library call made after it (an embedder's, a test's, from
+    # another folder) reads no plugin path relative to the folder this invocation ran in.
+    ctx.call_on_close(lambda: configure_plugins(()))
     if settings.file.resolve().parent != Path.cwd().resolve():
         # a file found above the current folder applies silently otherwise
         stderr().print(f"settings: {settings.file}", markup=False, soft_wrap=True)
