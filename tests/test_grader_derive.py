@@ -4,7 +4,9 @@ example suite's judged case included: a judged step's tool must keep its rules a
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -89,3 +91,42 @@ def test_a_derived_grader_compiles_again_only_the_judged_cases_a_change_touches(
     base.derive(with_changes(tools, [Change(step_tool, (param,), NormSpec("casefold"))]))
     names = {c.id for c in judged.values() if any(s.tool == step_tool for q in c.accept for s in q)}
     assert set(compiled) == names
+
+
+def test_a_derived_grader_reads_only_the_judged_cases_it_must_check(monkeypatch):
+    """Every judged case is read once, by the grader made first; a what-if's grader reads those
+    it changes and those naming a tool it plans otherwise, not the whole suite's (that walk was
+    a tenth of suggest on 27,300 cases)."""
+    tools, cases = load_tools(ROOT / "tools"), load_cases(ROOT / "cases")
+    first = next(c for c in cases.values() if any(s.judge for seq in c.accept for s in seq))
+    copies = {f"{first.id}-{k}": dataclasses.replace(first, id=f"{first.id}-{k}") for k in range(3)}
+    base = Grader(tools, {**cases, **copies})
+    read: list[str] = []
+    real = Grader._checked
+
+    def noting(self: Grader, case: Any, plans: Any) -> bool:
+        read.append(case.id)
+        return real(self, case, plans)
+
+    monkeypatch.setattr(Grader, "_checked", noting)
+    changed = {
+        f"{first.id}-1": dataclasses.replace(copies[f"{first.id}-1"], repeatable=frozenset({"x"}))
+    }
+    base.derive(changed=changed)
+    assert read == [f"{first.id}-1"]
+    read.clear()
+    judged = [c for c in {**cases, **copies}.values() if any(s.judge for q in c.accept for s in q)]
+    named = set().union(*map(_tools_named, judged))  # no judged case names `other`
+    other = next(n for n in sorted(tools) if n not in named and tools[n].params.properties)
+    param = sorted(tools[other].params.properties)[0]
+    base.derive(with_changes(tools, [Change(other, (param,), NormSpec("casefold"))]))
+    assert read == []
+    step_tool = next(s.tool for seq in first.accept for s in seq if s.judge)
+    param = sorted(tools[step_tool].params.properties)[0]
+    base.derive(with_changes(tools, [Change(step_tool, (param,), NormSpec("casefold"))]))
+    assert len(judged) < len(cases) + len(copies)
+    assert sorted(read) == sorted(c.id for c in judged if step_tool in _tools_named(c))
+
+
+def _tools_named(case: Any) -> set[str]:
+    return {s.tool for seq in case.accept for s in seq}
