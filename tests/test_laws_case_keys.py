@@ -262,3 +262,16 @@ def test_a_judged_step_explains_what_it_decides(world):
                         continue
                     got = item.plan.compare(args, item.call.args)
                     assert got.equal == item.plan.equivalent(args, item.call.args), (args, item)
+
+
+@given(world=keyed_worlds(), mode=st.sampled_from(["exact", "prefix", "contains", "unordered"]))
+def test_a_sequence_any_mode_matches_the_widest_mode_matches(world, mode):
+    """A run some mode accepts, `contains_unordered` accepts: it is the widest mode (suggest's
+    `case_keys.WIDER` proposes it last, as the mode that accepts the most), whatever the case's
+    repeats, reads, judges and forbidden calls."""
+    tools_json, case_json, records = world
+    narrow = grade_all(tools_json, {**case_json, "match": mode}, records)
+    widest = grade_all(tools_json, {**case_json, "match": "contains_unordered"}, records)
+    assert len(narrow) == len(widest)
+    for n, w in zip(narrow, widest, strict=True):
+        assert n.accepted is None or w.accepted is not None, (n.run_id, mode)
