@@ -58,6 +58,12 @@ def visible(text: Any) -> str:
     return _ANY.sub(_escape, text) if _ANY.search(text) else text
 
 
+def as_is(text: str) -> bool:
+    """Whether `text` reaches a terminal as it is: no character `visible` escapes, no line feed
+    or tab for a layout to place."""
+    return _ANY.search(text) is None
+
+
 def visible_layout(text: str) -> str:
     """`visible`, keeping line breaks and tabs: for text already laid out (a console's output)."""
     return _BUT_LAYOUT.sub(_escape, text) if _BUT_LAYOUT.search(text) else text

@@ -27,6 +27,7 @@ from ..suggest.model import (
     TightenSuggestion,
 )
 from ..terminal import SafeText as Text
+from ..terminal import as_is
 from ..words import counted
 from .suggest_json import json_value, rule_json, steps_json
 from .wording import n, share
@@ -48,7 +49,12 @@ class _Lines:
     """The console's `print` for the table's lines, each a `Text` of at most one paragraph: runs of
     lines printed together, as one `Text` joined by line feeds. rich wraps a `Text` line by line,
     so the bytes are those of one `print` per line, which cost a render each (0.5 s of the table's
-    0.7 s for a suggest of 1,300 suggestions)."""
+    0.7 s for a suggest of 1,300 suggestions).
+
+    A line that fits the width, of plain characters (`terminal.as_is`), prints the same bytes
+    wrapped or soft-wrapped (nothing to wrap, crop or escape): it joins the run whichever it is.
+    Only a line that does not fit ends a run of the other kind (a suggest of 6,100 suggestions
+    printed 12,200 runs, one on each side of every alternate's line: 2.9 s)."""
 
     def __init__(self, console: Console) -> None:
         self.width = console.width
@@ -57,10 +63,15 @@ class _Lines:
         self._soft_wrap = False
 
     def print(self, text: RichText | None = None, soft_wrap: bool = False) -> None:
-        if soft_wrap is not self._soft_wrap:
+        text = Text() if text is None else text
+        if soft_wrap is not self._soft_wrap and not self._fits(text):
             self.flush()
             self._soft_wrap = soft_wrap
-        self._run.append(Text() if text is None else text)
+        self._run.append(text)
+
+    def _fits(self, text: RichText) -> bool:
+        plain = text.plain
+        return len(plain) <= self.width and as_is(plain) and text.cell_len <= self.width
 
     def flush(self) -> None:
         if self._run:
