@@ -358,6 +358,8 @@ class Grader:
         """Counts the failing calls a built-in rule would absorb; None where nobody reads the
         count (suggest's what-ifs)."""
         self._comparisons: dict[tuple[Any, ...], Comparison] = {}
+        self._unchecked: dict[int, Any] = {}
+        """Steps' unchecked keys by spelling id (`_unchecked_key`)."""
         self._absorbed: dict[tuple[int, int], bool] = {}
         """`_absorbs`'s answers by spelling pair (call, step)."""
         self._equivalences: dict[tuple[Any, ...], bool] = {}
@@ -539,7 +541,7 @@ class Grader:
                 key = (s.tool, object())  # a key of its own: only `_same` relates it to calls
                 rejects = plan.rejects(s.args)
             elif plan.active:
-                key = (s.tool, plan.key(s.args, checked=False))  # a case's values: unchecked
+                key = self._unchecked_key(s, plan, entry)  # a case's values: unchecked
                 checked = entry.eq if entry is not None else (s.tool, plan.key(s.args))
                 rejects = checked != key  # `ToolPlan.rejects`, from the keys at hand
             else:
@@ -560,6 +562,18 @@ class Grader:
             dict(Counter(exact)),
             tuple(items),
         )
+
+    def _unchecked_key(self, step: Step, plan: ToolPlan, entry: _Interned | None) -> Any:
+        """The step's key with its values unchecked, once per spelling: a case compiled again
+        (its plan dropped from the table) or a step another case shares is not keyed again."""
+        if entry is None:
+            return (step.tool, plan.key(step.args, checked=False))
+        found = self._unchecked.get(entry.id)
+        if found is None:
+            if len(self._unchecked) >= CALLS_SIZE:
+                self._unchecked = _newer_half(self._unchecked)
+            found = self._unchecked[entry.id] = (step.tool, plan.key(step.args, checked=False))
+        return found
 
     def _intern(self, tool: str, args: Any) -> _Interned:
         """The call `tool(args)`, with `args` as recorded (an object, or its JSON text), parsed and
