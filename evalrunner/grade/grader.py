@@ -366,20 +366,22 @@ class Grader:
         self._registry = registry
         self._judged = judged_ids(self.cases) if judged is None else judged
         """The ids of the cases with a judged step (`derive` passes them on)."""
-        own: dict[str, frozenset[str]] = {}
-        self._step_tools: MutableMapping[str, frozenset[str]] = own
+        self._step_tools: MutableMapping[str, frozenset[str]]
         """The tools each judged case's steps name, by case id: which of them a derived grader
         whose plans differ from this one's must check again."""
-        walk: Sequence[str] = self._judged
-        derived = parent is not None and changed is not None
+        own: dict[str, frozenset[str]] | None = None
+        walk: Sequence[str]
         if parent is not None and changed is not None:
             self._step_tools = ChainMap(
                 {i: _step_tools(case) for i, case in changed.items()}, parent._step_tools
             )
             walk = self._to_check(parent, changed)
+        else:
+            self._step_tools = own = {}
+            walk = self._judged
         for case_id in walk:  # the others stay unread (a store's, a what-if's)
             case = self.cases[case_id]
-            if not derived:
+            if own is not None:
                 own[case_id] = _step_tools(case)
             if any(step.judge and step.tool in self.tools for seq in case.accept for step in seq):
                 if parent is not None and parent._checked(case, self.plans):
