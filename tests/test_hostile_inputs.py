@@ -12,6 +12,7 @@ import gzip
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -208,6 +209,64 @@ def test_an_interrupt_a_finalizer_dropped_still_stops_the_next_read(monkeypatch)
     Dropped()
     with pytest.raises(KeyboardInterrupt):
         list(read_blocks("t.jsonl", io.BytesIO(LINES[0])))
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no interval timer here")
+def test_a_read_waiting_on_a_pipe_wakes_for_an_interrupt_that_came_before_it(monkeypatch):
+    """A signal after `read_blocks`' check and before the read's system call begins is handled
+    only once the call returns, and a pipe whose writer says nothing never lets it: the read is
+    woken every `interrupts.TICK` seconds, and the interrupt noted then stops it."""
+    import threading
+
+    from evalrunner import interrupts
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers run in the main thread only")
+    monkeypatch.setattr(interrupts, "PENDING", [])
+    monkeypatch.setattr(interrupts, "_WATCHING", [])
+    previous = signal.getsignal(signal.SIGALRM)
+    r, w = os.pipe()
+    # the writer says something after 10 s: without the wake-up the read returns it, and fails
+    rescue = threading.Timer(10.0, os.write, (w, b"{}\n"))
+    rescue.start()
+    stream = os.fdopen(r, "rb")
+    try:
+        interrupts.watch()
+        assert interrupts.may_block(stream)
+
+        def read(n: int) -> bytes:
+            interrupts.PENDING.append(2)  # the interrupt, come (and its handler dropped) just now
+            return stream.read1(n)
+
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            interrupts.woken(read, 1024)
+        assert time.monotonic() - started < 5
+    finally:
+        rescue.cancel()
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        stream.close()
+        os.close(w)
+
+
+def test_only_a_stream_that_can_wait_is_woken(tmp_path):
+    import io
+
+    from evalrunner import interrupts
+
+    from evalrunner.traces.spool import spool_stdin
+
+    (tmp_path / "t.jsonl").write_bytes(b"{}\n")
+    r, w = os.pipe()
+    os.write(w, b"{}\n")
+    with open(tmp_path / "t.jsonl", "rb") as regular, os.fdopen(r, "rb") as pipe:
+        assert not interrupts.may_block(regular)
+        assert interrupts.may_block(pipe)
+        assert not interrupts.may_block(io.BytesIO(b"{}\n"))
+        with spool_stdin(pipe) as stdin:  # standard input, its first block read already
+            assert interrupts.may_block(stdin)
+    os.close(w)
 
 
 def _open_writer(fifo: Path, wait: float = 60.0) -> int:

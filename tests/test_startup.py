@@ -41,8 +41,8 @@ def test_version_and_help_import_no_command(args):
     loaded = _modules_after(*args)
     ours = {m for m in loaded if m.startswith("evalrunner")}
     # `--version` says which core is active: evalrunner.core, which imports only os and the
-    # extension (a shared library, about 1 ms); evalrunner.interrupts imports nothing (the flag
-    # the Ctrl-C handler sets, which every read checks)
+    # extension (a shared library, about 1 ms); evalrunner.interrupts imports only the standard
+    # library (the flag the Ctrl-C handler sets, which every read checks, and the reads' wake-up)
     expected = {"evalrunner", "evalrunner._version", "evalrunner.cli", "evalrunner.interrupts"} | (
         {"evalrunner.core"} if "--version" in args else set()
     )

@@ -349,6 +349,7 @@ def main() -> None:
     interrupts.PENDING.clear()  # a run in the same process before this one (tests) is over
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when ignored (nohup &)
         signal.signal(signal.SIGINT, _on_interrupt)
+    interrupts.watch()  # a read waiting on a pipe wakes to see a signal that came just before it
     try:
         code = app(standalone_mode=False)
     except SystemExit as e:

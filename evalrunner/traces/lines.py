@@ -207,10 +207,11 @@ def read_blocks(
     # everything before the break is read, whatever the block size.
     read = getattr(stream, "read1", stream.read)
     block_bytes = block_bytes or BLOCK_BYTES
+    wake = interrupts.may_block(stream)
     while True:
         interrupts.check()  # an interrupt a finalizer dropped: never wait on a pipe after one
         try:
-            data = read(block_bytes)
+            data = interrupts.woken(read, block_bytes) if wake else read(block_bytes)
         except READ_ERRORS as e:
             yield TraceError(f"{label}:{number}", f"the file cannot be read past this point: {e}")
             return

@@ -9,6 +9,7 @@ from __future__ import annotations
 import tempfile
 from typing import Any, BinaryIO
 
+from .. import interrupts
 from .last_lines import TRACE_ID, LastLines
 from .limits import BLOCK_BYTES, BOM, READ_ERRORS
 
@@ -31,7 +32,11 @@ def spool_stdin(stdin: BinaryIO) -> Any:
     """Standard input, spooled (`Spooled`) when its first block holds trace ids, else streamed."""
     read = getattr(stdin, "read1", stdin.read)
     try:
-        head = read(BLOCK_BYTES)
+        head = (
+            interrupts.woken(read, BLOCK_BYTES)
+            if interrupts.may_block(stdin)
+            else read(BLOCK_BYTES)
+        )
     except READ_ERRORS:
         head = b""
     if not TRACE_ID.search(head):
@@ -67,6 +72,10 @@ class _Prefixed:
             self.head = self.head[n:]
             return part
         return bytes(self.stream.read(n))
+
+    def fileno(self) -> int:
+        """The stream's own: a read that may wait on it is woken (`interrupts.woken`)."""
+        return int(self.stream.fileno())
 
     def read1(self, n: int = -1) -> bytes:
         if self.head:
