@@ -254,7 +254,6 @@ def test_only_a_stream_that_can_wait_is_woken(tmp_path):
     import io
 
     from evalrunner import interrupts
-
     from evalrunner.traces.spool import spool_stdin
 
     (tmp_path / "t.jsonl").write_bytes(b"{}\n")
